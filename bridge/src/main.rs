@@ -1,0 +1,2 @@
+//! Entry point of `mcp-bridge-vscode`.
+fn main() {}

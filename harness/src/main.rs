@@ -1,0 +1,2 @@
+//! `harness`: replays JSONL transcripts against the bridge.
+fn main() {}
