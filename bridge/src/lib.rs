@@ -1,2 +1,12 @@
 //! mcp-bridge-vscode: a stdio server of revision 2025-11-25 for VS Code in front of an
 //! upstream server of revision 2026-07-28.
+//!
+//! Layers (DESIGN.md): [`cli`] options, [`log`] stderr lines, [`wire`] line reader and
+//! writer, [`translate`] the pure rules, [`upstream`] the 2026-07-28 client and its
+//! transports, [`front`] the 2025-11-25 face for VS Code.
+
+pub mod front;
+pub mod log;
+pub mod translate;
+pub mod upstream;
+pub mod wire;

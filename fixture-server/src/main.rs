@@ -1,2 +1,69 @@
-//! `bridge-fixture-server`: an MCP server of revision 2026-07-28.
-fn main() {}
+//! `bridge-fixture-server`: an MCP server of revision 2026-07-28 for the tests of
+//! mcp-bridge-vscode, built on rmcp (the official Rust SDK), so that the bridge is always tested
+//! against an upstream server that it did not write.
+//!
+//! This file maps the command line and the outcome of the run to the exit code only:
+//! 0 for a normal end (end of stdin, `--help`, `--version`, the `shutdown` tool),
+//! 2 for arguments that are not valid, 1 for an internal error. The `crash` tool exits with 3.
+mod cli;
+mod envelope;
+mod json;
+mod listen;
+mod log;
+mod mrtr;
+mod paging;
+mod prompts;
+mod resources;
+mod server;
+mod state;
+mod stdio;
+mod tools;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let options = match cli::parse(&args) {
+        Ok(cli::Command::Serve(options)) => options,
+        Ok(cli::Command::Help) => return print_stdout(cli::USAGE),
+        Ok(cli::Command::Version) => {
+            return print_stdout(&format!("bridge-fixture-server {}\n", cli::VERSION));
+        }
+        Err(error) => {
+            log::error("cli", &error);
+            let _ = std::io::stderr().lock().write_all(cli::USAGE.as_bytes());
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            log::error("main", &format!("cannot start the runtime: {error}"));
+            return ExitCode::from(1);
+        }
+    };
+    let outcome = runtime.block_on(stdio::serve(options));
+    // A read of stdin that never ends must not keep the process alive (R7).
+    runtime.shutdown_background();
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            log::error("main", &error);
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `--help` and `--version` write to stdout: no MCP session runs, so no frame can mix with them.
+fn print_stdout(text: &str) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::from(1),
+    }
+}

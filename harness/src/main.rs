@@ -1,2 +1,4 @@
-//! `harness`: replays JSONL transcripts against the bridge.
-fn main() {}
+//! `harness`: replays JSONL transcripts against the bridge (see `transcripts/README.md`).
+fn main() -> std::process::ExitCode {
+    harness::cli::main()
+}

@@ -44,7 +44,9 @@ impl SchemaSet {
         let mut by_method = HashMap::new();
         if let Some(defs) = root.get("$defs").and_then(Value::as_object) {
             for (name, def) in defs {
-                let Some(method) = def.pointer("/properties/method/const").and_then(Value::as_str)
+                let Some(method) = def
+                    .pointer("/properties/method/const")
+                    .and_then(Value::as_str)
                 else {
                     continue;
                 };
@@ -79,7 +81,9 @@ impl SchemaSet {
     /// complete result and `InputRequiredResult` (2026-07-28).
     pub fn result_definition(&self, method: &str, result: &Value) -> Option<String> {
         if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
-            return self.has("InputRequiredResult").then(|| "InputRequiredResult".into());
+            return self
+                .has("InputRequiredResult")
+                .then(|| "InputRequiredResult".into());
         }
         let empty = matches!(
             method,
@@ -107,9 +111,9 @@ impl SchemaSet {
                     .get("method")
                     .and_then(Value::as_str)
                     .ok_or("the frame has no method")?;
-                let def = self.message_definition(method).ok_or_else(|| {
-                    format!("revision {} has no message {method}", self.revision)
-                })?;
+                let def = self
+                    .message_definition(method)
+                    .ok_or_else(|| format!("revision {} has no message {method}", self.revision))?;
                 problems.extend(self.validate(def, frame)?);
             }
             Frame::ResponseTo(method) => {
@@ -146,7 +150,10 @@ impl SchemaSet {
             return Ok(v.clone());
         }
         if !self.has(name) {
-            return Err(format!("revision {} has no definition {name}", self.revision));
+            return Err(format!(
+                "revision {} has no definition {name}",
+                self.revision
+            ));
         }
         let mut schema = Map::new();
         if let Some(root) = self.root.as_object() {
@@ -170,7 +177,11 @@ impl SchemaSet {
 pub fn default_spec_dir() -> Option<std::path::PathBuf> {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = here.parent()?.parent()?.join("shared").join("spec");
-    dir.join(MODERN).join("schema").join("schema.json").is_file().then_some(dir)
+    dir.join(MODERN)
+        .join("schema")
+        .join("schema.json")
+        .is_file()
+        .then_some(dir)
 }
 
 #[cfg(test)]
@@ -192,14 +203,22 @@ mod tests {
             eprintln!("skipped: no ../shared/spec");
             return;
         };
-        assert_eq!(legacy.message_definition("initialize"), Some("InitializeRequest"));
-        assert_eq!(modern.message_definition("server/discover"), Some("DiscoverRequest"));
+        assert_eq!(
+            legacy.message_definition("initialize"),
+            Some("InitializeRequest")
+        );
+        assert_eq!(
+            modern.message_definition("server/discover"),
+            Some("DiscoverRequest")
+        );
         assert_eq!(
             modern.message_definition("notifications/cancelled"),
             Some("CancelledNotification")
         );
         assert_eq!(
-            modern.result_definition("tools/list", &json!({})).as_deref(),
+            modern
+                .result_definition("tools/list", &json!({}))
+                .as_deref(),
             Some("ListToolsResult")
         );
         assert_eq!(
@@ -208,7 +227,10 @@ mod tests {
                 .as_deref(),
             Some("InputRequiredResult")
         );
-        assert_eq!(legacy.result_definition("ping", &json!({})).as_deref(), Some("EmptyResult"));
+        assert_eq!(
+            legacy.result_definition("ping", &json!({})).as_deref(),
+            Some("EmptyResult")
+        );
     }
 
     #[test]
@@ -218,8 +240,19 @@ mod tests {
             return;
         };
         let good = json!({"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}});
-        assert!(legacy.check_frame(&good, Frame::ResponseTo("tools/list")).unwrap().is_empty());
-        let bad = json!({"jsonrpc":"2.0","id":1,"result":{"tools":[{"inputSchema":{"type":"object"}}]}});
-        assert!(!legacy.check_frame(&bad, Frame::ResponseTo("tools/list")).unwrap().is_empty());
+        assert!(
+            legacy
+                .check_frame(&good, Frame::ResponseTo("tools/list"))
+                .unwrap()
+                .is_empty()
+        );
+        let bad =
+            json!({"jsonrpc":"2.0","id":1,"result":{"tools":[{"inputSchema":{"type":"object"}}]}});
+        assert!(
+            !legacy
+                .check_frame(&bad, Frame::ResponseTo("tools/list"))
+                .unwrap()
+                .is_empty()
+        );
     }
 }

@@ -1,0 +1,219 @@
+//! The task of one forwarded request (O8, O9): one upstream exchange per round, with its time
+//! limit, the "still waiting" lines, progress with VS Code's own token (O4, C3), and the
+//! shape of the result (R4, R5, R6).
+//!
+//! Seam for M2: a result with `resultType: "input_required"` comes to
+//! [`input_required`]; M2 replaces it with the input rounds, which loop back to
+//! [`exchange`] with `round + 1`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use tokio::time::Instant;
+
+use super::Shared;
+use super::inflight::{REASON_TIMEOUT, Slot};
+use crate::log::{self, Level};
+use crate::translate::errors::{self, Cause, error_object, format_limit};
+use crate::translate::forward::{ForwardKind, forward_params};
+use crate::translate::schema::FixKind;
+use crate::translate::shape::{ResultKind, result_kind, shape_result};
+use crate::upstream::UpstreamError;
+use crate::upstream::client::{CallEvent, RequestOptions, UpstreamClient};
+
+/// The first "still waiting" line comes after 10 s, then one every 30 s.
+pub const FIRST_NOTE: Duration = Duration::from_secs(10);
+pub const NOTE_EVERY: Duration = Duration::from_secs(30);
+
+/// How one upstream exchange ended.
+#[derive(Debug)]
+pub enum Exchange {
+    /// VS Code canceled the request, or stdin ended: no response.
+    Cancelled,
+    /// No response in the time limit; the upstream request was canceled.
+    TimedOut,
+    Done(Result<Value, UpstreamError>),
+}
+
+/// One upstream request of a client request: sends it, forwards its progress while the
+/// request is live, and waits at most `timeout`.
+#[allow(clippy::too_many_arguments)]
+pub async fn exchange(
+    shared: &Shared,
+    slot: &Slot,
+    upstream: &Arc<UpstreamClient>,
+    method: &str,
+    params: Map<String, Value>,
+    opts: &RequestOptions,
+    progress_token: Option<&Value>,
+    timeout: Duration,
+    round: u32,
+) -> Exchange {
+    let started = Instant::now();
+    let mut call = match upstream.request(method, params, opts) {
+        Ok(call) => call,
+        Err(e) => return Exchange::Done(Err(e)),
+    };
+    let uid = call.id();
+    let deadline = started + timeout;
+    let mut note_at = started + FIRST_NOTE;
+    let outcome = loop {
+        tokio::select! {
+            biased;
+            _ = slot.token.cancelled() => {
+                call.cancel(slot.reason());
+                break Exchange::Cancelled;
+            }
+            event = call.next() => match event {
+                CallEvent::Progress(p) => {
+                    if let Some(token) = progress_token {
+                        shared.progress(slot, token, &p);
+                    }
+                }
+                CallEvent::Done(result) => break Exchange::Done(result),
+            },
+            _ = tokio::time::sleep_until(deadline) => {
+                call.cancel(REASON_TIMEOUT);
+                break Exchange::TimedOut;
+            }
+            _ = tokio::time::sleep_until(note_at) => {
+                log::bridge(Level::Info, &format!(
+                    "still waiting for the upstream server: {method} (request {}, {} s)",
+                    slot.id, started.elapsed().as_secs()));
+                note_at += NOTE_EVERY;
+            }
+        }
+    };
+    if log::enabled(Level::Debug) {
+        let what = match &outcome {
+            Exchange::Cancelled => "canceled".to_owned(),
+            Exchange::TimedOut => "no response in time".to_owned(),
+            Exchange::Done(Ok(_)) => "response".to_owned(),
+            Exchange::Done(Err(UpstreamError::Rpc(e))) => format!("error {}", e.get("code").unwrap_or(&Value::Null)),
+            Exchange::Done(Err(e)) => format!("failed ({e})"),
+        };
+        log::bridge(
+            Level::Debug,
+            &format!(
+                "upstream request {uid} ({method}, round {round} of client request {}): {what} after {} ms",
+                slot.id,
+                started.elapsed().as_millis()
+            ),
+        );
+    }
+    outcome
+}
+
+/// The error object of a failed upstream request of a forwarded request.
+pub fn error_of(error: UpstreamError) -> Value {
+    match error {
+        UpstreamError::Rpc(e) => errors::upstream_error(e),
+        // A stdio upstream that closed its output is gone for good.
+        UpstreamError::Closed => error_object(Cause::UpstreamExited, None),
+        UpstreamError::InvalidResponse(why) => error_object(Cause::InvalidResponse, Some(&why)),
+    }
+}
+
+/// The task of a forwarded request.
+pub async fn run_forward(shared: Arc<Shared>, slot: Slot, kind: ForwardKind, params: Option<Value>, upstream: Arc<UpstreamClient>) {
+    let fwd = forward_params(params.as_ref());
+    let opts = RequestOptions { log_level: shared.log_level(), progress: fwd.progress_token.is_some(), meta: fwd.meta };
+    let timeout = kind.timeout();
+    let method = slot.method.clone();
+    let outcome = exchange(&shared, &slot, &upstream, &method, fwd.params, &opts, fwd.progress_token.as_ref(), timeout, 1).await;
+    let response = match outcome {
+        Exchange::Cancelled => return,
+        Exchange::TimedOut => {
+            let limit = format_limit(timeout);
+            log::bridge(Level::Warn, &format!("request {} ({method}): no response in {limit}", slot.id));
+            Err(error_object(Cause::Timeout, Some(&format!("{method}: no response in {limit}"))))
+        }
+        Exchange::Done(Err(e)) => Err(error_of(e)),
+        Exchange::Done(Ok(raw)) => complete(&slot, &method, raw),
+    };
+    shared.respond(&slot, response);
+}
+
+/// A complete result goes to VS Code in its 2025-11-25 shape.
+fn complete(slot: &Slot, method: &str, raw: Value) -> Result<Value, Value> {
+    match result_kind(&raw) {
+        ResultKind::Complete => {}
+        ResultKind::InputRequired => return Err(input_required(slot)),
+        ResultKind::Unknown(kind) => {
+            return Err(error_object(Cause::InvalidResponse, Some(&format!("{method}: the result type {kind} is not known"))));
+        }
+    }
+    let Some((result, fixes)) = shape_result(method, raw) else {
+        return Err(error_object(Cause::InvalidResponse, Some(&format!("{method}: the result is not an object"))));
+    };
+    for fix in fixes {
+        let text = match fix.fix.kind {
+            FixKind::ItemsAdded | FixKind::ItemsFalseReplaced => {
+                format!("tool '{}': added an items schema at '{}' of the input schema", fix.tool, fix.fix.pointer)
+            }
+            FixKind::TooDeep => format!("tool '{}': the input schema at '{}' is too deep to examine", fix.tool, fix.fix.pointer),
+        };
+        log::bridge(Level::Info, &text);
+    }
+    Ok(result)
+}
+
+/// R8 seam (M2): the input rounds. In M1 the bridge cannot give the input.
+fn input_required(slot: &Slot) -> Value {
+    log::bridge(
+        Level::Warn,
+        &format!("request {} ({}): the input requests of the upstream server failed: this version does no input rounds", slot.id, slot.method),
+    );
+    error_object(Cause::HookFailed, Some("input rounds are not supported"))
+}
+
+/// O4: the progress of the upstream server with VS Code's token; only the members of
+/// 2025-11-25 progress (no `_meta`).
+pub fn progress_frame(token: &Value, upstream: &Value) -> Value {
+    let mut params = Map::new();
+    params.insert("progressToken".into(), token.clone());
+    for key in ["progress", "total", "message"] {
+        if let Some(v) = upstream.get(key) {
+            params.insert(key.into(), v.clone());
+        }
+    }
+    json!({"jsonrpc":"2.0","method":"notifications/progress","params":params})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn o4_c3_progress_uses_the_token_of_vscode() {
+        let up = json!({"progressToken":17,"progress":1,"total":3,"message":"Step 1 of 3","_meta":{"x":1}});
+        assert_eq!(
+            progress_frame(&json!(0), &up),
+            json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":0,"progress":1,"total":3,"message":"Step 1 of 3"}})
+        );
+        let uuid = json!("3f1c2e0a-8d0b-4f7e-9a51-6c2d1b7e9f10");
+        assert_eq!(progress_frame(&uuid, &json!({"progress":0.5}))["params"], json!({"progressToken":uuid,"progress":0.5}));
+    }
+
+    #[test]
+    fn upstream_failures_map_to_the_table() {
+        assert_eq!(error_of(UpstreamError::Closed)["data"]["cause"], "upstream_exited");
+        assert_eq!(error_of(UpstreamError::Closed)["code"], -32603);
+        assert_eq!(error_of(UpstreamError::InvalidResponse("x".into()))["data"], json!({"cause":"invalid_response","detail":"x"}));
+        assert_eq!(error_of(UpstreamError::Rpc(json!({"code":-32602,"message":"m"}))), json!({"code":-32602,"message":"m"}));
+        assert_eq!(error_of(UpstreamError::Rpc(json!({"code":-32042,"message":"m","data":{}}))), json!({"code":-32603,"message":"m"}));
+    }
+
+    #[test]
+    fn r8_seam_input_required_and_unknown_result_types() {
+        let slot = super::super::inflight::Inflight::new(1).admit(&json!(1), "tools/call").expect("slot");
+        let e = complete(&slot, "tools/call", json!({"resultType":"input_required","inputRequests":{}})).err();
+        assert_eq!(e.map(|e| e["data"]["cause"].clone()), Some(json!("hook_failed")));
+        let e = complete(&slot, "tools/call", json!({"resultType":"task"})).err();
+        assert_eq!(e.map(|e| e["data"]["cause"].clone()), Some(json!("invalid_response")));
+        let e = complete(&slot, "tools/call", json!([1])).err();
+        assert_eq!(e.map(|e| e["data"]["cause"].clone()), Some(json!("invalid_response")));
+        assert_eq!(complete(&slot, "tools/call", json!({})).ok(), Some(json!({"content":[]})));
+    }
+}

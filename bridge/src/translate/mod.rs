@@ -1,0 +1,9 @@
+//! The pure translation core (DESIGN principle 2): value in, value out, no I/O, no clock.
+//! Each rule of the contract is one function here, named by its id in the doc comment.
+
+pub mod errors;
+pub mod forward;
+pub mod initialize;
+pub mod level;
+pub mod schema;
+pub mod shape;

@@ -1,0 +1,168 @@
+//! The line reader of both sides: newline-delimited frames with a length limit.
+//!
+//! A line longer than the limit is skipped to its end without being kept in memory; only its
+//! first and last 256 bytes stay, so that the id can be recovered for the error.
+
+use std::io;
+
+use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+
+/// Bytes kept from the start and from the end of a line that is too long.
+pub const KEEP_BYTES: usize = 256;
+/// The read buffer: big enough that a 16 MiB result takes few system calls.
+const BUFFER_BYTES: usize = 256 * 1024;
+
+/// One read of the reader.
+#[derive(Debug, PartialEq, Eq)]
+pub enum RawLine {
+    /// A line without its `\n` and without one trailing `\r`.
+    Line(Vec<u8>),
+    /// A line over the limit: its first and last bytes.
+    TooLong { head: Vec<u8>, tail: Vec<u8> },
+    /// The end of the input.
+    Eof,
+}
+
+/// Reads lines of at most `max` bytes.
+pub struct LineReader<R> {
+    inner: BufReader<R>,
+    max: usize,
+}
+
+impl<R: AsyncRead + Unpin> LineReader<R> {
+    pub fn new(inner: R, max: usize) -> Self {
+        LineReader { inner: BufReader::with_capacity(BUFFER_BYTES, inner), max }
+    }
+
+    /// The next line that is not blank (spaces and tabs only), or the end of input.
+    pub async fn next(&mut self) -> io::Result<RawLine> {
+        loop {
+            match self.next_raw().await? {
+                RawLine::Line(line) if line.iter().all(|b| *b == b' ' || *b == b'\t') => continue,
+                other => return Ok(other),
+            }
+        }
+    }
+
+    async fn next_raw(&mut self) -> io::Result<RawLine> {
+        let mut line: Vec<u8> = Vec::new();
+        let mut over: Option<(Vec<u8>, Vec<u8>)> = None;
+        let mut seen = false;
+        loop {
+            let buf = self.inner.fill_buf().await?;
+            if buf.is_empty() {
+                // A last line without a newline still counts.
+                if !seen {
+                    return Ok(RawLine::Eof);
+                }
+                return Ok(finish(line, over));
+            }
+            seen = true;
+            let (chunk, used, done) = match memchr::memchr(b'\n', buf) {
+                Some(i) => (&buf[..i], i + 1, true),
+                None => (buf, buf.len(), false),
+            };
+            match over.as_mut() {
+                Some((_, tail)) => keep_tail(tail, chunk),
+                None if line.len() + chunk.len() > self.max => {
+                    let before = std::mem::take(&mut line);
+                    let mut head = before[..before.len().min(KEEP_BYTES)].to_vec();
+                    head.extend_from_slice(&chunk[..chunk.len().min(KEEP_BYTES)]);
+                    head.truncate(KEEP_BYTES);
+                    let mut tail = Vec::new();
+                    keep_tail(&mut tail, &before[before.len().saturating_sub(KEEP_BYTES)..]);
+                    keep_tail(&mut tail, chunk);
+                    over = Some((head, tail));
+                }
+                None => line.extend_from_slice(chunk),
+            }
+            self.inner.consume(used);
+            if done {
+                return Ok(finish(line, over));
+            }
+        }
+    }
+}
+
+fn keep_tail(tail: &mut Vec<u8>, chunk: &[u8]) {
+    if chunk.len() >= KEEP_BYTES {
+        tail.clear();
+        tail.extend_from_slice(&chunk[chunk.len() - KEEP_BYTES..]);
+    } else {
+        tail.extend_from_slice(chunk);
+        if tail.len() > KEEP_BYTES {
+            tail.drain(..tail.len() - KEEP_BYTES);
+        }
+    }
+}
+
+fn finish(mut line: Vec<u8>, over: Option<(Vec<u8>, Vec<u8>)>) -> RawLine {
+    match over {
+        Some((head, mut tail)) => {
+            if tail.last() == Some(&b'\r') {
+                tail.pop();
+            }
+            RawLine::TooLong { head, tail }
+        }
+        None => {
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            RawLine::Line(line)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn read_all(input: &[u8], max: usize) -> Vec<RawLine> {
+        let mut r = LineReader::new(input, max);
+        let mut out = Vec::new();
+        loop {
+            match r.next().await {
+                Ok(RawLine::Eof) => return out,
+                Ok(line) => out.push(line),
+                Err(e) => panic!("{e}"),
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn r7_lines_crlf_blank_and_last_line_without_newline() {
+        let got = read_all(b"a\r\n\n  \t\n{\"b\":1}\nlast", 100).await;
+        assert_eq!(
+            got,
+            vec![RawLine::Line(b"a".to_vec()), RawLine::Line(b"{\"b\":1}".to_vec()), RawLine::Line(b"last".to_vec())]
+        );
+        assert!(read_all(b"", 10).await.is_empty());
+    }
+
+    #[tokio::test]
+    async fn line_at_the_limit_passes_and_one_over_is_too_long() {
+        let got = read_all(b"12345\n123456\nok\n", 5).await;
+        assert_eq!(got[0], RawLine::Line(b"12345".to_vec()));
+        assert_eq!(got[1], RawLine::TooLong { head: b"123456".to_vec(), tail: b"123456".to_vec() });
+        assert_eq!(got[2], RawLine::Line(b"ok".to_vec()));
+    }
+
+    #[tokio::test]
+    async fn long_line_keeps_head_and_tail_only() {
+        let mut input = Vec::new();
+        input.extend_from_slice(b"{\"id\":7,");
+        input.extend(std::iter::repeat_n(b'x', 3 * BUFFER_BYTES));
+        input.extend_from_slice(b",\"end\":1}\r\nnext\n");
+        let got = read_all(&input, 1000).await;
+        match &got[0] {
+            RawLine::TooLong { head, tail } => {
+                assert_eq!(head.len(), KEEP_BYTES);
+                assert!(head.starts_with(b"{\"id\":7,"));
+                assert_eq!(tail.len(), KEEP_BYTES - 1);
+                assert!(tail.ends_with(b",\"end\":1}"));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(got[1], RawLine::Line(b"next".to_vec()));
+    }
+}

@@ -1,0 +1,91 @@
+//! The tools that change the lists and the resources: `toggle`, `toggled` and `touch` (O6, O7).
+use rmcp::model::Tool;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{Call, Outcome, no_input, tool};
+use crate::json::{arguments, text_result};
+use crate::state::State;
+use std::sync::atomic::Ordering;
+
+pub fn definitions(state: &State) -> Vec<Tool> {
+    let mut tools = vec![tool(
+        "toggle",
+        "Adds or removes the tool or the prompt toggled; each listen stream gets the list change before the result",
+        json!({
+            "type": "object",
+            "properties": {
+                "enabled": {"type": "boolean"},
+                "target": {"type": "string", "enum": ["tool", "prompt"], "default": "tool"}
+            },
+            "required": ["enabled"]
+        }),
+        false,
+    )];
+    if state.tool_enabled() {
+        tools.push(tool(
+            "toggled",
+            "Exists while toggle enabled it",
+            no_input(),
+            true,
+        ));
+    }
+    tools.push(tool(
+        "touch",
+        "Sends an update of the resource to each listen stream that subscribed to it, before the result",
+        json!({
+            "type": "object",
+            "properties": {"uri": {"type": "string"}},
+            "required": ["uri"]
+        }),
+        false,
+    ));
+    tools
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Target {
+    Tool,
+    Prompt,
+}
+
+#[derive(Deserialize)]
+struct Toggle {
+    enabled: bool,
+    target: Option<Target>,
+}
+
+/// Changes the list, and writes the list change to every listen stream before the result:
+/// VS Code lists the tools again before the next turn only in this order (issue 261611).
+pub async fn toggle(call: &Call<'_>) -> Outcome {
+    let args: Toggle = arguments("toggle", call.arguments)?;
+    let (name, flag) = match args.target.unwrap_or(Target::Tool) {
+        Target::Tool => ("tool", &call.state.toggled_tool),
+        Target::Prompt => ("prompt", &call.state.toggled_prompt),
+    };
+    let before = flag.swap(args.enabled, Ordering::SeqCst);
+    let changed = before != args.enabled;
+    if changed {
+        match name {
+            "tool" => call.state.listeners.tools_changed().await,
+            _ => call.state.listeners.prompts_changed().await,
+        }
+    }
+    let word = if args.enabled { "enabled" } else { "disabled" };
+    let note = if changed { "" } else { " (no change)" };
+    Ok(text_result(format!("{name} toggled: {word}{note}")).into())
+}
+
+#[derive(Deserialize)]
+struct Touch {
+    uri: String,
+}
+
+/// Writes `notifications/resources/updated` to each stream that subscribed to the URI, before
+/// the result.
+pub async fn touch(call: &Call<'_>) -> Outcome {
+    let args: Touch = arguments("touch", call.arguments)?;
+    call.state.listeners.resource_updated(&args.uri).await;
+    Ok(text_result(format!("touched {}", args.uri)).into())
+}

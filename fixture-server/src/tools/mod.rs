@@ -1,0 +1,153 @@
+//! The tools of the fixture: their definitions (names, inputs and annotations of
+//! `research/reference-bridge.md` §4.2, on which the tests and the manual checks of the
+//! contract rely) and the dispatch of `tools/call`.
+mod basic;
+mod input;
+mod lists;
+mod logging;
+mod process;
+
+use rmcp::ErrorData as McpError;
+use rmcp::RoleServer;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, InputResponses, JsonObject, ListToolsResult, Tool,
+    ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use serde_json::Value;
+
+use crate::envelope;
+use crate::json::{ToolError, schema};
+use crate::paging;
+use crate::state::State;
+
+/// The description of the generated tools `tool_<i>`.
+const GENERATED: &str = "A generated tool for the tests of the list pages";
+
+/// How a tool call fails: a tool execution error that the model reads (`isError: true`), or a
+/// protocol error (the JSON-RPC error of the request).
+pub enum Fail {
+    Tool(ToolError),
+    Protocol(McpError),
+}
+
+impl From<McpError> for Fail {
+    fn from(error: McpError) -> Self {
+        Self::Protocol(error)
+    }
+}
+
+impl From<ToolError> for Fail {
+    fn from(error: ToolError) -> Self {
+        Self::Tool(error)
+    }
+}
+
+/// The outcome of one tool.
+pub type Outcome = Result<CallToolResponse, Fail>;
+
+/// One call of a tool, with what its rounds need.
+pub struct Call<'a> {
+    pub state: &'a State,
+    pub arguments: Option<&'a JsonObject>,
+    pub responses: Option<&'a InputResponses>,
+    pub request_state: Option<&'a str>,
+    pub context: &'a RequestContext<RoleServer>,
+}
+
+/// A tool definition; `read_only` gives `annotations.readOnlyHint: true` (the other tools have
+/// no annotation, thus VS Code asks for an approval before each call).
+pub fn tool(name: &str, description: &str, input: Value, read_only: bool) -> Tool {
+    let tool = Tool::new(name.to_string(), description.to_string(), schema(input));
+    if read_only {
+        tool.with_annotations(ToolAnnotations::new().read_only(true))
+    } else {
+        tool
+    }
+}
+
+/// The input schema of a tool without arguments.
+pub fn no_input() -> Value {
+    serde_json::json!({"type": "object", "properties": {}})
+}
+
+/// All tools of the list at this moment, in a fixed order.
+pub fn definitions(state: &State) -> Vec<Tool> {
+    let mut tools = Vec::new();
+    tools.extend(basic::definitions());
+    tools.extend(process::definitions());
+    tools.extend(input::definitions());
+    tools.extend(lists::definitions(state));
+    tools.extend(logging::definitions());
+    tools.push(basic::show_definition());
+    for i in 0..state.options.many_tools {
+        tools.push(tool(&format!("tool_{i}"), GENERATED, no_input(), true));
+    }
+    tools
+}
+
+/// `tools/list`, one page.
+pub fn list(state: &State, cursor: Option<&str>) -> Result<ListToolsResult, McpError> {
+    let (tools, next) = paging::page(definitions(state), cursor)?;
+    let mut result = ListToolsResult::with_all_items(tools);
+    result.next_cursor = next;
+    Ok(result)
+}
+
+/// `tools/call`.
+pub async fn call(
+    state: &State,
+    params: CallToolRequestParams,
+    context: RequestContext<RoleServer>,
+) -> Result<CallToolResponse, McpError> {
+    envelope::check(&context)?;
+    let call = Call {
+        state,
+        arguments: params.arguments.as_ref(),
+        responses: params.input_responses.as_ref(),
+        request_state: params.request_state.as_deref(),
+        context: &context,
+    };
+    let outcome = match params.name.as_ref() {
+        "echo" => basic::echo(&call),
+        "add" => basic::add(&call),
+        "slow" => basic::slow(&call).await,
+        "progress" => basic::progress(&call).await,
+        "bare_array" => basic::bare_array(&call),
+        "structured" => basic::structured(&call),
+        "show" => Ok(crate::json::text_result("shown").into()),
+        "crash" => process::crash(&call),
+        "shutdown" => process::shutdown(&call),
+        "ask_form" => input::ask_form(&call),
+        "ask_url" => input::ask_url(&call),
+        "ask_url_twice" => input::ask_url_twice(&call),
+        "ask_bad_url" => input::ask_bad_url(&call),
+        "sample" => input::sample(&call),
+        "sample_tools" => input::sample_tools(&call),
+        "list_roots" => input::list_roots(&call),
+        "multi" => input::multi(&call),
+        "many_inputs" => input::many_inputs(&call),
+        "toggle" => lists::toggle(&call).await,
+        "toggled" if state.tool_enabled() => Ok(crate::json::text_result("toggled").into()),
+        "touch" => lists::touch(&call).await,
+        "log" => logging::log(&call).await,
+        name if generated(state, name) => Ok(crate::json::text_result(name).into()),
+        name => Err(Fail::Protocol(McpError::invalid_params(
+            format!("Unknown tool: {name}"),
+            None,
+        ))),
+    };
+    match outcome {
+        Ok(response) => Ok(response),
+        Err(Fail::Tool(error)) => Ok(error.into_result().into()),
+        Err(Fail::Protocol(error)) => Err(error),
+    }
+}
+
+/// Whether `name` is one of the tools of `--many-tools`.
+fn generated(state: &State, name: &str) -> bool {
+    name.strip_prefix("tool_")
+        .filter(|n| !n.starts_with('0') || *n == "0")
+        .and_then(|n| n.parse::<u32>().ok())
+        .is_some_and(|n| n < state.options.many_tools)
+}

@@ -1,0 +1,165 @@
+//! The command line: `harness [options] <folders or files>…` replays transcripts (exit 1 on any
+//! failure, 2 on bad arguments); `harness upstream-relay <socket> [--stubborn]` is the upstream
+//! command of a scripted transcript (relay.rs).
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::Parser;
+
+use crate::invariants::Schemas;
+use crate::schema::{LEGACY, MODERN, SchemaSet};
+use crate::session::Binaries;
+use crate::suite;
+
+/// Replays the JSONL transcripts of mcp-bridge-vscode against the bridge.
+#[derive(Parser, Debug)]
+#[command(name = "harness", version)]
+struct Args {
+    /// Transcript files, or folders searched for `*.jsonl`.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// How many transcripts run side by side (default: the number of cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Only the transcripts whose path contains this text.
+    #[arg(long)]
+    filter: Option<String>,
+    /// Print every frame and every step.
+    #[arg(long)]
+    verbose: bool,
+    /// The specification folder (with 2025-11-25/ and 2026-07-28/): check every frame against
+    /// its schema definition.
+    #[arg(long)]
+    schemas: Option<PathBuf>,
+    /// Do not build the bridge and the fixture first (when started by `cargo run`).
+    #[arg(long)]
+    no_build: bool,
+}
+
+/// The entry point of the binary.
+pub fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().collect();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("harness: no runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if argv.get(1).map(String::as_str) == Some("upstream-relay") {
+        let Some(sock) = argv.get(2) else {
+            eprintln!("harness upstream-relay: the socket path is missing");
+            return ExitCode::from(2);
+        };
+        let stubborn = argv.iter().any(|a| a == "--stubborn");
+        let code = runtime.block_on(crate::relay::run(Path::new(sock), stubborn));
+        // The exit code is the transcript's choice (e.g. 3): leave at once, whatever still runs.
+        std::process::exit(code);
+    }
+    let args = match Args::try_parse_from(&argv) {
+        Ok(a) => a,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    match runtime.block_on(run(args)) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("harness: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+async fn run(args: Args) -> Result<bool, String> {
+    let files = suite::collect(&args.paths, args.filter.as_deref())?;
+    if files.is_empty() {
+        return Err("no transcript found".into());
+    }
+    let bins = binaries()?;
+    if !args.no_build {
+        build_once()?;
+    }
+    for (what, p) in [("bridge", &bins.bridge), ("fixture", &bins.fixture)] {
+        if !p.is_file() {
+            return Err(format!(
+                "the {what} binary {} does not exist (cargo build --workspace)",
+                p.display()
+            ));
+        }
+    }
+    let schemas = match &args.schemas {
+        Some(dir) => Schemas {
+            legacy: Some(Arc::new(SchemaSet::load(dir, LEGACY)?)),
+            modern: Some(Arc::new(SchemaSet::load(dir, MODERN)?)),
+        },
+        // The suite's summary says that the checks were skipped.
+        None => Schemas::default(),
+    };
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+    let totals = suite::run(suite::Plan {
+        files,
+        bins,
+        schemas,
+        jobs,
+        verbose: args.verbose,
+    })
+    .await;
+    Ok(totals.failed == 0)
+}
+
+/// The bridge and the fixture next to the harness binary (the same target folder), unless
+/// `MCP_BRIDGE_BIN` or `BRIDGE_FIXTURE_SERVER` name them.
+fn binaries() -> Result<Binaries, String> {
+    let harness =
+        std::env::current_exe().map_err(|e| format!("cannot find the harness binary: {e}"))?;
+    let dir = harness
+        .parent()
+        .ok_or("the harness binary has no folder")?
+        .to_path_buf();
+    let pick = |var: &str, name: &str| {
+        std::env::var_os(var)
+            .map(PathBuf::from)
+            .unwrap_or_else(|| dir.join(name))
+    };
+    Ok(Binaries {
+        bridge: pick("MCP_BRIDGE_BIN", "mcp-bridge-vscode"),
+        fixture: pick("BRIDGE_FIXTURE_SERVER", "bridge-fixture-server"),
+        harness,
+    })
+}
+
+/// Under `cargo run`, builds the bridge and the fixture once before the transcripts, so that
+/// `cargo run -p harness -- transcripts/` never replays stale binaries.
+fn build_once() -> Result<(), String> {
+    let Some(cargo) = std::env::var_os("CARGO") else {
+        return Ok(());
+    };
+    let status = std::process::Command::new(cargo)
+        .args([
+            "build",
+            "-p",
+            "mcp-bridge-vscode",
+            "-p",
+            "bridge-fixture-server",
+        ])
+        .status()
+        .map_err(|e| format!("cannot run cargo build: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err("cargo build of the bridge and the fixture failed".into())
+    }
+}

@@ -1,0 +1,785 @@
+//! The client simulator: the high-level steps `start`, `list`, `call`, `stop` and `tool_ids`,
+//! which behave like VS Code's Local harness or the Copilot harness (vscode-client.md §2, §3,
+//! §7): their ids, key order, initialize params, start-up sequence, re-listing after a list
+//! change, progress tokens (UUID strings; the integer 0), answers to the bridge's requests from
+//! the script, and the stop sequence with VS Code's timers.
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value, json};
+
+use crate::format::{ClientStep, Mode, Profile};
+use crate::pattern;
+use crate::report::Failure;
+use crate::session::{Next, Session};
+
+/// VS Code keeps paging while `nextCursor` is present; the simulator stops at this many pages
+/// and fails (R4), since VS Code would go on for ever.
+const PAGE_CAP: usize = 20;
+/// VS Code's stop timers after the end of stdin (§2.14): the tree's SIGTERM, then the kill.
+const TERM_AFTER: Duration = Duration::from_secs(10);
+const KILL_AFTER: Duration = Duration::from_secs(20);
+/// The bound of a stop when the transcript gives none: 2 × shutdown_grace + 2 s (§5.3).
+const STOP_BOUND_MS: u64 = 6000;
+
+/// Checks the options of a step at load time.
+pub fn check_options(step: ClientStep, opts: &Map<String, Value>) -> Result<(), String> {
+    let allowed: &[&str] = match step {
+        ClientStep::Start => &["value", "expect", "expect_error", "lists", "within_ms"],
+        ClientStep::List => &[
+            "value",
+            "expect_names",
+            "includes",
+            "count",
+            "pages",
+            "within_ms",
+        ],
+        ClientStep::Call => &[
+            "value",
+            "arguments",
+            "expect_text",
+            "expect",
+            "expect_error",
+            "progress",
+            "answers",
+            "within_ms",
+            "progress_token",
+            "no_wait",
+            "capture_id",
+        ],
+        ClientStep::Stop => &["value", "code", "within_ms", "timers"],
+        ClientStep::ToolIds => &["value", "instance", "omitted"],
+    };
+    if let Some(k) = opts.keys().find(|k| !allowed.contains(&k.as_str())) {
+        return Err(format!("unknown option '{k}'"));
+    }
+    match step {
+        ClientStep::List => {
+            let v = opts.get("value").and_then(Value::as_str).unwrap_or("");
+            if list_method(v).is_none() {
+                return Err("list tools, prompts, resources or templates".into());
+            }
+        }
+        ClientStep::Call if !opts.get("value").is_some_and(Value::is_string) => {
+            return Err("call needs the name of a tool".into());
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+fn list_method(what: &str) -> Option<(&'static str, &'static str)> {
+    match what {
+        "tools" => Some(("tools/list", "tools")),
+        "prompts" => Some(("prompts/list", "prompts")),
+        "resources" => Some(("resources/list", "resources")),
+        "templates" => Some(("resources/templates/list", "resourceTemplates")),
+        _ => None,
+    }
+}
+
+/// Runs one high-level step.
+pub async fn run(
+    s: &mut Session,
+    step: ClientStep,
+    opts: &Map<String, Value>,
+) -> Result<(), Failure> {
+    if s.setup.profile == Profile::Raw && step != ClientStep::ToolIds {
+        return Err(Failure::msg(
+            "high-level steps need the profile local or copilot",
+        ));
+    }
+    let bound = s.bound(opts.get("within_ms").and_then(Value::as_u64));
+    match step {
+        ClientStep::Start => start(s, opts, bound).await,
+        ClientStep::List => {
+            let what = opts.get("value").and_then(Value::as_str).unwrap_or("tools");
+            let items = list(s, what, bound).await?;
+            check_list(what, &items, opts)
+        }
+        ClientStep::Call => call(s, opts, bound).await,
+        ClientStep::Stop => stop(s, opts).await,
+        ClientStep::ToolIds => tool_ids(s, opts),
+    }
+}
+
+/// What a wait for a response saw besides the response.
+#[derive(Default)]
+struct Seen {
+    progress: Vec<Value>,
+    answers: Vec<Value>,
+    /// Requests of the bridge that were answered, with the answer.
+    bridge_requests: Vec<Value>,
+}
+
+fn next_id(s: &mut Session) -> i64 {
+    let id = s.sim.next_id;
+    s.sim.next_id += 1;
+    id
+}
+
+/// A request in the profile's key order: Local `jsonrpc, id, method, params` (JsonRpcProtocol);
+/// Copilot `method, params, jsonrpc, id` (copilot-cli #1268), with `_meta.progressToken: 0`.
+fn request(s: &Session, id: i64, method: &str, mut params: Map<String, Value>) -> Value {
+    let mut f = Map::new();
+    if s.setup.profile == Profile::Copilot {
+        let meta = params.entry("_meta").or_insert_with(|| json!({}));
+        if let Some(m) = meta.as_object_mut() {
+            m.entry("progressToken").or_insert(json!(0));
+        }
+        f.insert("method".into(), json!(method));
+        f.insert("params".into(), Value::Object(params));
+        f.insert("jsonrpc".into(), json!("2.0"));
+        f.insert("id".into(), json!(id));
+    } else {
+        f.insert("jsonrpc".into(), json!("2.0"));
+        f.insert("id".into(), json!(id));
+        f.insert("method".into(), json!(method));
+        f.insert("params".into(), Value::Object(params));
+    }
+    Value::Object(f)
+}
+
+/// A notification in VS Code's key order: `method, params, jsonrpc` (jsonrpc last).
+fn notification(method: &str, params: Option<Value>) -> Value {
+    let mut f = Map::new();
+    f.insert("method".into(), json!(method));
+    if let Some(p) = params {
+        f.insert("params".into(), p);
+    }
+    f.insert("jsonrpc".into(), json!("2.0"));
+    Value::Object(f)
+}
+
+/// The initialize of VS Code 1.141 (§2.2) or of copilot-cli (§3.3).
+fn initialize_params(profile: Profile) -> Map<String, Value> {
+    let v = if profile == Profile::Copilot {
+        json!({"protocolVersion":"2025-11-25",
+            "capabilities":{"elicitation":{"form":{},"url":{}},"sampling":{}},
+            "clientInfo":{"name":"copilot-cli","version":"1.0.92-4.unstable.r37397886721.gad270aa"}})
+    } else {
+        json!({"protocolVersion":"2025-11-25",
+            "capabilities":{"roots":{"listChanged":true},"sampling":{},"elicitation":{"form":{},"url":{}},
+                "tasks":{"list":{},"cancel":{},"requests":{"sampling":{"createMessage":{}},"elicitation":{"create":{}}}},
+                "extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}},
+            "clientInfo":{"name":"Visual Studio Code","version":"1.141.0"}})
+    };
+    v.as_object().cloned().unwrap_or_default()
+}
+
+/// Copilot's first frame (§3.1): server/discover with id 0 and the 2026-07-28 `_meta`.
+pub fn copilot_discover() -> Value {
+    json!({"jsonrpc":"2.0","id":0,"method":"server/discover","params":{"_meta":{
+        "io.modelcontextprotocol/protocolVersion":"2026-07-28",
+        "io.modelcontextprotocol/clientInfo":{"name":"copilot-cli","version":"1.0.85"},
+        "io.modelcontextprotocol/clientCapabilities":{"sampling":{},"elicitation":{"form":{},"url":{}}}}}})
+}
+
+/// Waits for the response to `id`, handling what VS Code handles meanwhile: progress, list
+/// changes (re-listed after the step), log messages, and the bridge's requests (answered from
+/// `answers` in order).
+async fn await_response(
+    s: &mut Session,
+    id: i64,
+    deadline: Instant,
+    answers: &mut Vec<Value>,
+    seen: &mut Seen,
+) -> Result<Value, Failure> {
+    let key = json!(id).to_string();
+    if let Some(r) = s.sim.stash.remove(&key) {
+        return Ok(r);
+    }
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let f = match s.next_frame(left).await? {
+            Next::Frame(f) => f,
+            Next::Eof => {
+                return Err(Failure::msg(format!(
+                    "the bridge's stdout ended before the response to {id}"
+                )));
+            }
+            Next::Timeout => {
+                return Err(Failure::msg(format!(
+                    "no response to the request {id} in time"
+                )));
+            }
+        };
+        let method = f.get("method").and_then(Value::as_str).map(str::to_string);
+        match (f.get("id"), method.as_deref()) {
+            (Some(rid), None) if *rid == json!(id) => return Ok(f),
+            (Some(rid), None) => {
+                s.sim.stash.insert(rid.to_string(), f);
+            }
+            (None, Some("notifications/progress")) => seen.progress.push(f),
+            (None, Some("notifications/tools/list_changed")) => s.sim.tools_changed = true,
+            (None, Some("notifications/prompts/list_changed")) => s.sim.prompts_changed = true,
+            (Some(bid), Some(m)) => {
+                let bid = bid.clone();
+                answer_bridge_request(s, &bid, m, &f, answers, seen).await?;
+            }
+            (None, Some(_)) => seen.answers.push(f),
+            _ => {}
+        }
+    }
+}
+
+async fn answer_bridge_request(
+    s: &mut Session,
+    bid: &Value,
+    method: &str,
+    frame: &Value,
+    answers: &mut Vec<Value>,
+    seen: &mut Seen,
+) -> Result<(), Failure> {
+    if answers.is_empty() {
+        return Err(Failure::mismatch(
+            format!("the bridge sent {method} and the script has no answer for it"),
+            &json!("<an answer in the call's answers>"),
+            frame,
+        ));
+    }
+    let answer = answers.remove(0);
+    if let Some(p) = answer.get("expect") {
+        pattern::matches(p, frame, &mut s.caps).map_err(|m| {
+            Failure::mismatch(
+                format!("the request of the bridge does not match: {m}"),
+                p,
+                frame,
+            )
+        })?;
+    }
+    let mut reply = Map::new();
+    reply.insert("jsonrpc".into(), json!("2.0"));
+    reply.insert("id".into(), bid.clone());
+    if let Some(r) = answer.get("result") {
+        reply.insert("result".into(), pattern::substitute(r, &s.caps)?);
+    } else if let Some(e) = answer.get("error") {
+        reply.insert("error".into(), pattern::substitute(e, &s.caps)?);
+    } else {
+        return Err(Failure::msg("an answer needs result or error"));
+    }
+    seen.bridge_requests.push(frame.clone());
+    s.send_frame(&Value::Object(reply)).await
+}
+
+async fn start(s: &mut Session, opts: &Map<String, Value>, bound: Duration) -> Result<(), Failure> {
+    let deadline = Instant::now() + bound;
+    let mut none = Vec::new();
+    let mut seen = Seen::default();
+    if s.setup.profile == Profile::Copilot {
+        // C1: discover first; the bridge answers -32601 at once.
+        s.send_frame(&copilot_discover()).await?;
+        s.sim.next_id = s.sim.next_id.max(1);
+        let r = await_response(s, 0, deadline, &mut none, &mut seen).await?;
+        let want = json!({"id":0,"error":{"code":-32601}});
+        pattern::matches(&want, &r, &mut s.caps).map_err(|m| {
+            Failure::mismatch(
+                format!("C1: server/discover must get -32601: {m}"),
+                &want,
+                &r,
+            )
+        })?;
+    }
+    let id = next_id(s);
+    let init = request(s, id, "initialize", initialize_params(s.setup.profile));
+    s.send_frame(&init).await?;
+    let r = await_response(s, id, deadline, &mut none, &mut seen).await?;
+    if let Some(p) = opts.get("expect_error") {
+        let err = r.get("error").cloned().unwrap_or(Value::Null);
+        return pattern::matches(p, &err, &mut s.caps).map_err(|m| {
+            Failure::mismatch(format!("the initialize error does not match: {m}"), p, &r)
+        });
+    }
+    let Some(result) = r.get("result").cloned() else {
+        return Err(Failure::mismatch(
+            "initialize failed",
+            &json!({"result":"<object>"}),
+            &r,
+        ));
+    };
+    // R1: what VS Code reads from the result.
+    if !result.get("capabilities").is_some_and(Value::is_object) {
+        return Err(Failure::mismatch(
+            "R1: the initialize result has no capabilities object",
+            &json!({"capabilities":"<object>"}),
+            &result,
+        ));
+    }
+    let info_ok = result
+        .pointer("/serverInfo/name")
+        .is_some_and(Value::is_string)
+        && result
+            .pointer("/serverInfo/version")
+            .is_some_and(Value::is_string);
+    if !info_ok {
+        return Err(Failure::mismatch(
+            "R1: serverInfo needs name and version",
+            &json!({"serverInfo":{"name":"<string>","version":"<string>"}}),
+            &result,
+        ));
+    }
+    if let Some(p) = opts.get("expect") {
+        pattern::matches(p, &result, &mut s.caps).map_err(|m| {
+            Failure::mismatch(
+                format!("the initialize result does not match: {m}"),
+                p,
+                &result,
+            )
+        })?;
+    }
+    s.sim.init_result = Some(result.clone());
+    let caps = result.get("capabilities").cloned().unwrap_or_default();
+    // §2.3: setLevel (if logging) before initialized, then the lists at once, without waiting.
+    let mut level_id = None;
+    if s.setup.profile == Profile::Local && caps.get("logging").is_some() {
+        let id = next_id(s);
+        let mut p = Map::new();
+        p.insert("level".into(), json!("info"));
+        let f = request(s, id, "logging/setLevel", p);
+        s.send_frame(&f).await?;
+        level_id = Some(id);
+    }
+    s.send_frame(&notification("notifications/initialized", None))
+        .await?;
+    if opts.get("lists").and_then(Value::as_bool) == Some(false) {
+        return Ok(());
+    }
+    let mut firsts = Vec::new();
+    let kinds: &[&str] = if s.setup.profile == Profile::Local {
+        &["prompts", "tools"]
+    } else {
+        &["tools"]
+    };
+    for kind in kinds {
+        if caps.get(*kind).is_some() {
+            let id = next_id(s);
+            let (method, _) = list_method(kind).unwrap_or(("tools/list", "tools"));
+            let f = request(s, id, method, Map::new());
+            s.send_frame(&f).await?;
+            firsts.push((*kind, id));
+        }
+    }
+    if let Some(id) = level_id {
+        let r = await_response(s, id, deadline, &mut none, &mut seen).await?;
+        let want = json!({"result":{}});
+        pattern::matches(&want, &r, &mut s.caps)
+            .map_err(|m| Failure::mismatch(format!("R2: logging/setLevel: {m}"), &want, &r))?;
+    }
+    for (kind, id) in firsts {
+        let items = pages(s, kind, id, deadline, &mut seen).await?;
+        store(s, kind, items);
+    }
+    relist(s, deadline).await
+}
+
+/// VS Code lists again after a list change (§2.10).
+async fn relist(s: &mut Session, deadline: Instant) -> Result<(), Failure> {
+    let mut rounds = 0;
+    while s.sim.tools_changed || s.sim.prompts_changed {
+        rounds += 1;
+        if rounds > PAGE_CAP {
+            return Err(Failure::msg("O6: list changes without end"));
+        }
+        let bound = deadline.saturating_duration_since(Instant::now());
+        if s.sim.prompts_changed {
+            s.sim.prompts_changed = false;
+            list(s, "prompts", bound).await?;
+        }
+        if s.sim.tools_changed {
+            s.sim.tools_changed = false;
+            list(s, "tools", bound).await?;
+        }
+    }
+    Ok(())
+}
+
+fn store(s: &mut Session, kind: &str, items: Vec<Value>) {
+    match kind {
+        "tools" => s.sim.tools = items,
+        "prompts" => s.sim.prompts = items,
+        _ => {}
+    }
+}
+
+/// A full list with VS Code's pagination.
+async fn list(s: &mut Session, what: &str, bound: Duration) -> Result<Vec<Value>, Failure> {
+    let deadline = Instant::now() + bound;
+    let (method, _) =
+        list_method(what).ok_or_else(|| Failure::msg(format!("cannot list {what}")))?;
+    let id = next_id(s);
+    let f = request(s, id, method, Map::new());
+    s.send_frame(&f).await?;
+    let mut seen = Seen::default();
+    let items = pages(s, what, id, deadline, &mut seen).await?;
+    store(s, what, items.clone());
+    Ok(items)
+}
+
+/// Reads the first page (already requested as `id`) and asks for the next ones while the result
+/// has `nextCursor`, like `sendRequestPaginated` (§2.4), also when it is null.
+async fn pages(
+    s: &mut Session,
+    what: &str,
+    mut id: i64,
+    deadline: Instant,
+    seen: &mut Seen,
+) -> Result<Vec<Value>, Failure> {
+    let (method, member) =
+        list_method(what).ok_or_else(|| Failure::msg(format!("cannot list {what}")))?;
+    let mut items = Vec::new();
+    let mut none = Vec::new();
+    for page in 1..=PAGE_CAP {
+        let r = await_response(s, id, deadline, &mut none, seen).await?;
+        let Some(result) = r.get("result") else {
+            return Err(Failure::mismatch(
+                format!("{method} failed"),
+                &json!({"result":"<object>"}),
+                &r,
+            ));
+        };
+        items.extend(
+            result
+                .get(member)
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
+        );
+        let Some(cursor) = result.get("nextCursor").cloned() else {
+            return Ok(items);
+        };
+        if !cursor.is_string() && s.setup.mode == Mode::Assert {
+            return Err(Failure::mismatch(
+                format!("R4: VS Code would ask for the next page with cursor {cursor}"),
+                &json!({"nextCursor":"<absent>"}),
+                result,
+            ));
+        }
+        if page == PAGE_CAP {
+            break;
+        }
+        id = next_id(s);
+        let mut p = Map::new();
+        p.insert("cursor".into(), cursor);
+        let f = request(s, id, method, p);
+        s.send_frame(&f).await?;
+    }
+    Err(Failure::msg(format!(
+        "R4: {method} still had nextCursor after {PAGE_CAP} pages; VS Code would page for ever"
+    )))
+}
+
+fn check_list(what: &str, items: &[Value], opts: &Map<String, Value>) -> Result<(), Failure> {
+    let names: Vec<String> = items
+        .iter()
+        .map(|i| {
+            i.get("name")
+                .or_else(|| i.get("uri"))
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+                .to_string()
+        })
+        .collect();
+    let actual = json!(names);
+    if let Some(want) = opts.get("expect_names").and_then(Value::as_array) {
+        let mut w: Vec<String> = want
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect();
+        let mut a = names.clone();
+        w.sort();
+        a.sort();
+        if w != a {
+            return Err(Failure::mismatch(
+                format!("the {what} are not the expected ones"),
+                &json!(w),
+                &json!(a),
+            ));
+        }
+    }
+    if let Some(want) = opts.get("includes").and_then(Value::as_array) {
+        for n in want.iter().filter_map(Value::as_str) {
+            if !names.iter().any(|x| x == n) {
+                return Err(Failure::mismatch(
+                    format!("the {what} lack {n}"),
+                    &json!(n),
+                    &actual,
+                ));
+            }
+        }
+    }
+    if let Some(count) = opts.get("count").and_then(Value::as_u64)
+        && names.len() as u64 != count
+    {
+        return Err(Failure::mismatch(
+            format!("expected {count} {what}, got {}", names.len()),
+            &json!(count),
+            &actual,
+        ));
+    }
+    Ok(())
+}
+
+async fn call(s: &mut Session, opts: &Map<String, Value>, bound: Duration) -> Result<(), Failure> {
+    let deadline = Instant::now() + bound;
+    let name = opts
+        .get("value")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let mut params = Map::new();
+    params.insert("name".into(), json!(name));
+    let args = pattern::substitute(opts.get("arguments").unwrap_or(&json!({})), &s.caps)?;
+    params.insert("arguments".into(), args);
+    // §2.6: a fresh UUID token per call and the chat's keys (Local); 0 on every request (Copilot).
+    let token = match (opts.get("progress_token"), s.setup.profile) {
+        (Some(Value::Bool(false)), _) => None,
+        (Some(t), _) => Some(t.clone()),
+        (None, Profile::Copilot) => Some(json!(0)),
+        (None, _) => Some(json!(uuid::Uuid::new_v4().to_string())),
+    };
+    let mut meta = Map::new();
+    if let Some(t) = &token {
+        meta.insert("progressToken".into(), t.clone());
+    }
+    if s.setup.profile == Profile::Local {
+        meta.insert(
+            "vscode.conversationId".into(),
+            json!("c0ffee00-1111-4222-8333-444455556666"),
+        );
+        meta.insert(
+            "vscode.requestId".into(),
+            json!(uuid::Uuid::new_v4().to_string()),
+        );
+        meta.insert(
+            "traceparent".into(),
+            json!("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
+        );
+    }
+    if !meta.is_empty() || s.setup.profile == Profile::Copilot {
+        params.insert("_meta".into(), Value::Object(meta));
+    }
+    let id = next_id(s);
+    let f = request(s, id, "tools/call", params);
+    s.send_frame(&f).await?;
+    if let Some(name) = opts.get("capture_id").and_then(Value::as_str) {
+        s.caps.insert(name.to_string(), json!(id));
+    }
+    if opts.get("no_wait").and_then(Value::as_bool) == Some(true) {
+        return Ok(());
+    }
+    let mut answers = opts
+        .get("answers")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut seen = Seen::default();
+    let r = await_response(s, id, deadline, &mut answers, &mut seen).await?;
+    // O4: VS Code routes progress by its token; any other token is a bridge bug.
+    for p in &seen.progress {
+        if p.pointer("/params/progressToken") != token.as_ref() {
+            return Err(Failure::mismatch(
+                "O4: progress with a token that is not the call's",
+                &json!({"params":{"progressToken":token}}),
+                p,
+            ));
+        }
+    }
+    if let Some(n) = opts.get("progress").and_then(Value::as_u64)
+        && seen.progress.len() as u64 != n
+    {
+        return Err(Failure::mismatch(
+            format!(
+                "O4: expected {n} progress notifications before the result, got {}",
+                seen.progress.len()
+            ),
+            &json!(n),
+            &json!(seen.progress),
+        ));
+    }
+    if !answers.is_empty() {
+        return Err(Failure::msg(format!(
+            "{} answers of the script were not asked for",
+            answers.len()
+        )));
+    }
+    if let Some(p) = opts.get("expect_error") {
+        let err = r.get("error").cloned().unwrap_or(Value::Null);
+        pattern::matches(p, &err, &mut s.caps).map_err(|m| {
+            Failure::mismatch(format!("the error of the call does not match: {m}"), p, &r)
+        })?;
+        return relist(s, deadline).await;
+    }
+    if let Some(e) = r.get("error") {
+        // §2.6: with -32042 and data.elicitations, VS Code opens every URL and retries.
+        if e.get("code") == Some(&json!(-32042)) || e.pointer("/data/elicitations").is_some() {
+            return Err(Failure::mismatch(
+                "quirk -32042: VS Code would open the URLs of data.elicitations",
+                &json!({"error":{"code":-32603,"data":"<absent>"}}),
+                &r,
+            ));
+        }
+        return Err(Failure::mismatch(
+            format!("the call of {name} failed"),
+            &json!({"result":"<object>"}),
+            &r,
+        ));
+    }
+    let result = r.get("result").cloned().unwrap_or(Value::Null);
+    if let Some(want) = opts.get("expect_text") {
+        let text: String = result
+            .get("content")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|c| c.get("type") == Some(&json!("text")))
+            .filter_map(|c| c.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("");
+        let want = pattern::substitute(want, &s.caps)?;
+        pattern::matches(&want, &json!(text), &mut s.caps).map_err(|m| {
+            Failure::mismatch(
+                format!("the text of the result does not match: {m}"),
+                &want,
+                &json!(text),
+            )
+        })?;
+    }
+    if let Some(p) = opts.get("expect") {
+        pattern::matches(p, &result, &mut s.caps).map_err(|m| {
+            Failure::mismatch(format!("the result does not match: {m}"), p, &result)
+        })?;
+    }
+    relist(s, deadline).await
+}
+
+/// VS Code's stop (§2.14): close stdin; at 10 s SIGTERM to the tree; at 20 s the kill. The bridge
+/// must be gone, with its code, within the bound, before the first signal (R7).
+async fn stop(s: &mut Session, opts: &Map<String, Value>) -> Result<(), Failure> {
+    let code = opts
+        .get("code")
+        .and_then(Value::as_i64)
+        .and_then(|c| i32::try_from(c).ok())
+        .unwrap_or(0);
+    let within = Duration::from_millis(
+        opts.get("within_ms")
+            .and_then(Value::as_u64)
+            .unwrap_or(STOP_BOUND_MS),
+    );
+    let timers = opts.get("timers").and_then(Value::as_bool).unwrap_or(true);
+    s.note("stop: close stdin".into());
+    s.bridge.close_stdin();
+    let t0 = Instant::now();
+    if s.bridge.wait_exit(within).await.is_none() {
+        if timers {
+            s.bridge
+                .wait_exit(TERM_AFTER.saturating_sub(t0.elapsed()))
+                .await;
+            if s.bridge.exit.is_none() {
+                s.note("stop: VS Code sends SIGTERM to the tree (10 s)".into());
+                s.bridge.signal("TERM", true);
+                s.bridge
+                    .wait_exit(KILL_AFTER.saturating_sub(t0.elapsed()))
+                    .await;
+            }
+            if s.bridge.exit.is_none() {
+                s.note("stop: VS Code kills the tree (20 s)".into());
+                s.bridge.signal("KILL", true);
+            }
+        }
+        return Err(Failure::msg(format!(
+            "R7: the bridge did not stop within {} ms after the end of stdin",
+            within.as_millis()
+        )));
+    }
+    crate::runner::expect_exit(s, Some(code), Duration::ZERO).await
+}
+
+fn tool_ids(s: &mut Session, opts: &Map<String, Value>) -> Result<(), Failure> {
+    let info = s
+        .sim
+        .init_result
+        .as_ref()
+        .and_then(|r| r.get("serverInfo"))
+        .cloned()
+        .unwrap_or_default();
+    let instance = opts.get("instance").and_then(Value::as_u64).unwrap_or(1) as usize;
+    let prefix = crate::vscode::prefix(&crate::vscode::preferred_name(&info), instance);
+    let ids: HashMap<String, String> = s
+        .sim
+        .tools
+        .iter()
+        .filter_map(|t| t.get("name").and_then(Value::as_str))
+        .map(|n| (n.to_string(), crate::vscode::tool_id(&prefix, n)))
+        .collect();
+    if let Some(want) = opts.get("value").and_then(Value::as_object) {
+        for (tool, id) in want {
+            let got = ids.get(tool).cloned();
+            if got.as_deref() != id.as_str() {
+                return Err(Failure::mismatch(
+                    format!("VS Code's id of the tool {tool}"),
+                    id,
+                    &json!(got),
+                ));
+            }
+        }
+    }
+    if let Some(want) = opts.get("omitted").and_then(Value::as_array) {
+        let omitted = crate::vscode::omitted_tools(&s.sim.tools);
+        let mut names: Vec<&str> = omitted.iter().map(|(n, _)| n.as_str()).collect();
+        let mut w: Vec<&str> = want.iter().filter_map(Value::as_str).collect();
+        names.sort();
+        w.sort();
+        if names != w {
+            let detail: Vec<String> = omitted.iter().map(|(n, r)| format!("{n}: {r}")).collect();
+            return Err(Failure::mismatch(
+                "R6 (a): the tools that VS Code would omit",
+                &json!(w),
+                &json!(detail),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_are_checked() {
+        let mut o = Map::new();
+        o.insert("value".into(), json!("tools"));
+        assert!(check_options(ClientStep::List, &o).is_ok());
+        o.insert("bogus".into(), json!(1));
+        assert!(check_options(ClientStep::List, &o).is_err());
+        let mut o = Map::new();
+        o.insert("value".into(), json!("nope"));
+        assert!(check_options(ClientStep::List, &o).is_err());
+        let o = Map::new();
+        assert!(check_options(ClientStep::Call, &o).is_err());
+    }
+
+    #[test]
+    fn copilot_initialize_has_no_roots_and_local_declares_them() {
+        let c = initialize_params(Profile::Copilot);
+        assert!(c["capabilities"].get("roots").is_none());
+        assert_eq!(c["clientInfo"]["name"], "copilot-cli");
+        let l = initialize_params(Profile::Local);
+        assert!(l["capabilities"].get("roots").is_some());
+        assert_eq!(l["clientInfo"]["name"], "Visual Studio Code");
+    }
+
+    #[test]
+    fn notifications_put_jsonrpc_last() {
+        let n = notification("notifications/initialized", None).to_string();
+        assert_eq!(
+            n,
+            r#"{"method":"notifications/initialized","jsonrpc":"2.0"}"#
+        );
+    }
+
+    #[test]
+    fn the_copilot_discover_has_id_0() {
+        assert_eq!(copilot_discover()["id"], json!(0));
+    }
+}

@@ -1,0 +1,643 @@
+//! The global invariants that every transcript checks on every frame, whatever it says itself
+//! (reference-bridge.md §5.1 `verify()`), plus the schema check of each frame against the
+//! definition of its own message in its revision.
+//!
+//! Toward VS Code (2025-11-25): one JSON-RPC object a line (R7); string `b-` ids for the
+//! bridge's requests, unique; no 2026-07-28 member (R8 and the shaping of results); no non-string
+//! `nextCursor` (R4); truthy `items` in every array schema of every tool (R6); a `content` array
+//! in every `tools/call` result (R5); no upstream `notifications/cancelled` (quirk); each request
+//! answered at most once; no `tasks` declared.
+//!
+//! At the upstream (2026-07-28): each request valid for its definition, no `task`, only the
+//! `_meta` keys of the SDK and of the VS Code profile, no `tasks`, `roots.listChanged`,
+//! `sampling.tools` or `sampling.context` in the client capabilities.
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::schema::{Frame, SchemaSet};
+
+/// The two schema sets, when the runner has `--schemas`.
+#[derive(Clone, Default)]
+pub struct Schemas {
+    pub legacy: Option<Arc<SchemaSet>>,
+    pub modern: Option<Arc<SchemaSet>>,
+}
+
+/// Members of 2026-07-28 results that VS Code must never see.
+const MODERN_RESULT_MEMBERS: &[&str] = &[
+    "resultType",
+    "inputRequests",
+    "requestState",
+    "ttlMs",
+    "cacheScope",
+    "supportedVersions",
+];
+/// `_meta` keys of 2026-07-28 results and events that VS Code must never see.
+const MODERN_META_KEYS: &[&str] = &[
+    "io.modelcontextprotocol/serverInfo",
+    "io.modelcontextprotocol/subscriptionId",
+];
+/// The requests the bridge may send to VS Code (M2).
+const BRIDGE_REQUESTS: &[&str] = &["elicitation/create", "sampling/createMessage", "roots/list"];
+/// The notifications the bridge may send to VS Code.
+const BRIDGE_NOTIFICATIONS: &[&str] = &[
+    "notifications/progress",
+    "notifications/cancelled",
+    "notifications/elicitation/complete",
+    "notifications/tools/list_changed",
+    "notifications/prompts/list_changed",
+    "notifications/resources/list_changed",
+    "notifications/resources/updated",
+    "notifications/message",
+];
+/// The `_meta` keys an upstream request may carry: the SDK's and the VS Code profile's (R3).
+const UPSTREAM_META_KEYS: &[&str] = &[
+    "io.modelcontextprotocol/protocolVersion",
+    "io.modelcontextprotocol/clientInfo",
+    "io.modelcontextprotocol/clientCapabilities",
+    "io.modelcontextprotocol/logLevel",
+    "progressToken",
+    "traceparent",
+    "tracestate",
+    "vscode.conversationId",
+    "vscode.requestId",
+];
+
+/// The state of the checks of one transcript. Problems accumulate; the runner fails the
+/// transcript on the first one it sees after a step.
+#[derive(Default)]
+pub struct Checker {
+    schemas: Schemas,
+    /// Requests the client sent: the id (as JSON text) → method.
+    sent: HashMap<String, String>,
+    /// Ids of lines that were not valid requests but carried an id (the bridge may answer them
+    /// with an error that recovers the id).
+    raw_ids: HashSet<String>,
+    answered: HashSet<String>,
+    bridge_ids: HashSet<String>,
+    pub problems: Vec<String>,
+    /// Frames toward VS Code and at the upstream that were checked against a schema.
+    pub schema_checked: usize,
+}
+
+fn key(id: &Value) -> String {
+    id.to_string()
+}
+
+impl Checker {
+    pub fn new(schemas: Schemas) -> Self {
+        Self {
+            schemas,
+            ..Self::default()
+        }
+    }
+
+    /// The method of a request that the client sent with this id.
+    pub fn method_of(&self, id: &Value) -> Option<&str> {
+        self.sent.get(&key(id)).map(String::as_str)
+    }
+
+    /// Records what the client sends: requests (for the answers) and answers to `b-` ids.
+    pub fn client_sent(&mut self, frame: &Value) {
+        let (Some(id), Some(method)) =
+            (frame.get("id"), frame.get("method").and_then(Value::as_str))
+        else {
+            return;
+        };
+        self.sent.insert(key(id), method.to_string());
+        self.answered.remove(&key(id));
+    }
+
+    /// Records a raw line: an id that the bridge can recover from it may get an error.
+    pub fn client_sent_raw(&mut self, text: &str) {
+        if let Ok(v) = serde_json::from_str::<Value>(text)
+            && v.get("method").is_some()
+            && v.get("jsonrpc") == Some(&Value::String("2.0".into()))
+        {
+            self.client_sent(&v);
+            return;
+        }
+        let re = regex::Regex::new(r#""id"\s*:\s*(-?[0-9]+|"(?:[^"\\]|\\.)*")"#);
+        if let Ok(re) = re {
+            for c in re.captures_iter(text) {
+                if let Some(m) = c.get(1) {
+                    self.raw_ids.insert(m.as_str().to_string());
+                }
+            }
+        }
+    }
+
+    fn problem(&mut self, p: String) {
+        self.problems.push(p);
+    }
+
+    fn schema(&mut self, set: Option<Arc<SchemaSet>>, frame: &Value, kind: Frame<'_>, what: &str) {
+        let Some(set) = set else { return };
+        self.schema_checked += 1;
+        match set.check_frame(frame, kind) {
+            Ok(list) => {
+                for p in list {
+                    self.problem(format!("schema {} ({what}): {p}", set.revision()));
+                }
+            }
+            Err(e) => self.problem(format!("schema {} ({what}): {e}", set.revision())),
+        }
+    }
+
+    /// Checks one stdout line of the bridge; returns the frame when it is a JSON object.
+    pub fn toward_client(&mut self, line: &[u8]) -> Option<Value> {
+        let Ok(text) = std::str::from_utf8(line) else {
+            self.problem("R7: a stdout line is not UTF-8".into());
+            return None;
+        };
+        if text.contains('\r') {
+            self.problem(format!("R7: a stdout line has a carriage return: {text:?}"));
+        }
+        let frame: Value = match serde_json::from_str(text) {
+            Ok(v @ Value::Object(_)) => v,
+            _ => {
+                self.problem(format!(
+                    "R7: a stdout line is not one JSON-RPC object: {text}"
+                ));
+                return None;
+            }
+        };
+        if frame.get("jsonrpc") != Some(&Value::String("2.0".into())) {
+            self.problem(format!("R7: a frame without \"jsonrpc\":\"2.0\": {text}"));
+        }
+        self.check_no_modern_meta(&frame);
+        let legacy = self.schemas.legacy.clone();
+        match (frame.get("id"), frame.get("method").and_then(Value::as_str)) {
+            (Some(id), Some(method)) => self.bridge_request(id, method, &frame, legacy),
+            (None, Some(method)) => self.bridge_notification(method, &frame, legacy),
+            (Some(id), None) => self.response(id, &frame, legacy),
+            (None, None) => self.problem(format!(
+                "a frame that is neither a request, a notification nor a response: {text}"
+            )),
+        }
+        Some(frame)
+    }
+
+    fn bridge_request(
+        &mut self,
+        id: &Value,
+        method: &str,
+        frame: &Value,
+        legacy: Option<Arc<SchemaSet>>,
+    ) {
+        match id.as_str() {
+            Some(s) if s.starts_with("b-") => {
+                if !self.bridge_ids.insert(s.to_string()) {
+                    self.problem(format!(
+                        "quirk (cancel ids): the bridge reused its request id {s}"
+                    ));
+                }
+            }
+            _ => self.problem(format!(
+                "quirk (cancel ids): a request of the bridge must have a string id b-N, got {id}"
+            )),
+        }
+        if !BRIDGE_REQUESTS.contains(&method) {
+            self.problem(format!("the bridge sent the request {method} to VS Code"));
+            return;
+        }
+        self.schema(legacy, frame, Frame::Message, method);
+    }
+
+    fn bridge_notification(&mut self, method: &str, frame: &Value, legacy: Option<Arc<SchemaSet>>) {
+        if !BRIDGE_NOTIFICATIONS.contains(&method) {
+            self.problem(format!(
+                "the bridge sent the notification {method} to VS Code"
+            ));
+            return;
+        }
+        if method == "notifications/cancelled" {
+            let rid = frame.pointer("/params/requestId");
+            let ours = rid
+                .and_then(Value::as_str)
+                .is_some_and(|s| self.bridge_ids.contains(s));
+            if !ours {
+                self.problem(format!(
+                    "quirk (cancel ids): notifications/cancelled toward VS Code names {}, not a request of the bridge (an upstream cancellation was forwarded?)",
+                    rid.map_or("nothing".into(), Value::to_string)
+                ));
+            }
+        }
+        self.schema(legacy, frame, Frame::Message, method);
+    }
+
+    fn response(&mut self, id: &Value, frame: &Value, legacy: Option<Arc<SchemaSet>>) {
+        let k = key(id);
+        let is_error = frame.get("error").is_some();
+        let method = self.sent.get(&k).cloned();
+        if id.is_null() {
+            if !is_error {
+                self.problem("a result with the id null".into());
+            }
+        } else if method.is_none() && !(is_error && self.raw_ids.contains(&k)) {
+            self.problem(format!(
+                "a response to the id {k}, which the client never sent"
+            ));
+        } else if !self.answered.insert(k.clone()) {
+            self.problem(format!("the request {k} was answered more than once"));
+        }
+        if is_error {
+            let mut copy = frame.clone();
+            if id.is_null()
+                && let Some(o) = copy.as_object_mut()
+            {
+                o.remove("id");
+            }
+            if let Some(set) = legacy {
+                self.schema_checked += 1;
+                match set.validate("JSONRPCErrorResponse", &copy) {
+                    Ok(list) => list
+                        .into_iter()
+                        .for_each(|p| self.problem(format!("schema {}: {p}", set.revision()))),
+                    Err(e) => self.problem(e),
+                }
+            }
+            return;
+        }
+        let Some(method) = method else { return };
+        let result = frame.get("result").cloned().unwrap_or(Value::Null);
+        self.check_result(&method, &result);
+        if method == "server/discover" {
+            self.problem(
+                "C1: server/discover got a result; the bridge answers it with -32601".into(),
+            );
+            return;
+        }
+        // Non-object structuredContent stays as the upstream sent it (O11); 2025-11-25 only
+        // allows objects, so the schema check leaves it out.
+        let mut copy = frame.clone();
+        if let Some(sc) = copy.pointer_mut("/result").and_then(Value::as_object_mut)
+            && sc.get("structuredContent").is_some_and(|v| !v.is_object())
+        {
+            sc.remove("structuredContent");
+        }
+        self.schema(legacy, &copy, Frame::ResponseTo(&method), &method);
+    }
+
+    fn check_result(&mut self, method: &str, result: &Value) {
+        let Some(obj) = result.as_object() else {
+            self.problem(format!("the result of {method} is not an object"));
+            return;
+        };
+        for m in MODERN_RESULT_MEMBERS {
+            if obj.contains_key(*m) {
+                self.problem(format!(
+                    "R8: the result of {method} has the 2026-07-28 member {m}"
+                ));
+            }
+        }
+        if let Some(c) = obj.get("nextCursor")
+            && !c.is_string()
+        {
+            self.problem(format!(
+                "R4: the result of {method} has a nextCursor that is not a string: {c}"
+            ));
+        }
+        match method {
+            "initialize" => {
+                if result.pointer("/capabilities/tasks").is_some() {
+                    self.problem("tasks: the initialize result declares tasks".into());
+                }
+                if result
+                    .pointer("/capabilities/extensions/io.modelcontextprotocol~1tasks")
+                    .is_some()
+                {
+                    self.problem(
+                        "tasks: the initialize result declares the Tasks extension".into(),
+                    );
+                }
+            }
+            "tools/list" => {
+                for tool in obj
+                    .get("tools")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    let name = tool
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or("?")
+                        .to_string();
+                    if let Some(schema) = tool.get("inputSchema") {
+                        let mut bad = Vec::new();
+                        falsy_items(schema, &mut String::new(), &mut bad);
+                        for ptr in bad {
+                            self.problem(format!(
+                                "R6: tool '{name}': the array schema at '{ptr}' has no truthy items"
+                            ));
+                        }
+                    }
+                }
+            }
+            "tools/call" => {
+                if !obj.get("content").is_some_and(Value::is_array) {
+                    self.problem("R5: the tools/call result has no content array".into());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn check_no_modern_meta(&mut self, frame: &Value) {
+        let mut found = Vec::new();
+        walk_meta(frame, &mut found);
+        for k in found {
+            self.problem(format!("R8: a frame toward VS Code has the _meta key {k}"));
+        }
+    }
+
+    /// Checks one line that the bridge wrote to the upstream; returns the frame.
+    pub fn at_upstream(&mut self, text: &str) -> Option<Value> {
+        let frame: Value = match serde_json::from_str(text) {
+            Ok(v @ Value::Object(_)) => v,
+            _ => {
+                self.problem(format!(
+                    "upstream: a line of the bridge is not one JSON-RPC object: {text}"
+                ));
+                return None;
+            }
+        };
+        if frame.get("jsonrpc") != Some(&Value::String("2.0".into())) {
+            self.problem(format!(
+                "upstream: a frame without \"jsonrpc\":\"2.0\": {text}"
+            ));
+        }
+        let Some(method) = frame
+            .get("method")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+        else {
+            // The bridge answers nothing upstream in 2026-07-28 (no server→client requests).
+            return Some(frame);
+        };
+        if frame.get("id").is_some() {
+            if frame.pointer("/params/task").is_some() {
+                self.problem(format!("tasks: the upstream request {method} has a task"));
+            }
+            if let Some(meta) = frame.pointer("/params/_meta").and_then(Value::as_object) {
+                for k in meta.keys() {
+                    if !UPSTREAM_META_KEYS.contains(&k.as_str()) {
+                        self.problem(format!(
+                            "R3: the upstream request {method} has the _meta key {k}"
+                        ));
+                    }
+                }
+                if let Some(caps) = meta.get("io.modelcontextprotocol/clientCapabilities") {
+                    let forbidden = [
+                        ("/tasks", "tasks"),
+                        (
+                            "/extensions/io.modelcontextprotocol~1tasks",
+                            "the Tasks extension",
+                        ),
+                        ("/roots/listChanged", "roots.listChanged"),
+                        ("/sampling/tools", "sampling.tools"),
+                        ("/sampling/context", "sampling.context"),
+                    ];
+                    for (ptr, what) in forbidden {
+                        if caps.pointer(ptr).is_some() {
+                            self.problem(format!(
+                                "C2: the upstream request {method} declares {what}"
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        let modern = self.schemas.modern.clone();
+        self.schema(
+            modern,
+            &frame,
+            Frame::Message,
+            &format!("upstream {method}"),
+        );
+        Some(frame)
+    }
+}
+
+/// Collects the forbidden `_meta` keys anywhere in a frame.
+fn walk_meta(v: &Value, found: &mut Vec<String>) {
+    match v {
+        Value::Object(o) => {
+            if let Some(meta) = o.get("_meta").and_then(Value::as_object) {
+                for k in MODERN_META_KEYS {
+                    if meta.contains_key(*k) {
+                        found.push((*k).to_string());
+                    }
+                }
+            }
+            o.values().for_each(|c| walk_meta(c, found));
+        }
+        Value::Array(a) => a.iter().for_each(|c| walk_meta(c, found)),
+        _ => {}
+    }
+}
+
+/// JavaScript's falsy values: what the Copilot extension treats as "no items" (R6).
+fn js_falsy(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64().is_none_or(|f| f == 0.0 || f.is_nan()),
+        Value::String(s) => s.is_empty(),
+        _ => false,
+    }
+}
+
+/// R6: every object with `"type": "array"` must have a truthy `items`. Walks every object of the
+/// schema, stricter than Copilot, as the reference does.
+pub fn falsy_items(v: &Value, ptr: &mut String, out: &mut Vec<String>) {
+    match v {
+        Value::Object(o) => {
+            if o.get("type") == Some(&Value::String("array".into()))
+                && o.get("items").is_none_or(js_falsy)
+            {
+                out.push(ptr.clone());
+            }
+            for (k, c) in o {
+                let len = ptr.len();
+                ptr.push('/');
+                ptr.push_str(&k.replace('~', "~0").replace('/', "~1"));
+                falsy_items(c, ptr, out);
+                ptr.truncate(len);
+            }
+        }
+        Value::Array(a) => {
+            for (i, c) in a.iter().enumerate() {
+                let len = ptr.len();
+                ptr.push_str(&format!("/{i}"));
+                falsy_items(c, ptr, out);
+                ptr.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn line(v: Value) -> Vec<u8> {
+        v.to_string().into_bytes()
+    }
+
+    fn with_request(id: Value, method: &str) -> Checker {
+        let mut c = Checker::default();
+        c.client_sent(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":{}}));
+        c
+    }
+
+    #[test]
+    fn a_line_that_is_not_json_breaks_r7() {
+        let mut c = Checker::default();
+        assert!(c.toward_client(b"hello").is_none());
+        assert!(c.problems[0].starts_with("R7"));
+    }
+
+    #[test]
+    fn a_null_cursor_breaks_r4() {
+        let mut c = with_request(json!(4), "tools/list");
+        c.toward_client(&line(
+            json!({"jsonrpc":"2.0","id":4,"result":{"tools":[],"nextCursor":null}}),
+        ));
+        assert!(
+            c.problems.iter().any(|p| p.starts_with("R4")),
+            "{:?}",
+            c.problems
+        );
+    }
+
+    #[test]
+    fn modern_members_and_meta_break_r8() {
+        let mut c = with_request(json!(1), "tools/call");
+        c.toward_client(&line(json!({"jsonrpc":"2.0","id":1,"result":{"content":[],"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{}}}})));
+        assert_eq!(
+            c.problems.iter().filter(|p| p.starts_with("R8")).count(),
+            2,
+            "{:?}",
+            c.problems
+        );
+    }
+
+    #[test]
+    fn falsy_items_break_r6_and_truthy_items_do_not() {
+        let mut c = with_request(json!(2), "tools/list");
+        let tools = json!([{"name":"t","inputSchema":{"type":"object","properties":{
+            "a":{"type":"array"},"b":{"type":"array","items":false},"c":{"type":"array","items":0},
+            "d":{"anyOf":[{"type":"array","items":""}]},"ok":{"type":"array","items":{}},
+            "t":{"type":"array","items":true}}}}]);
+        c.toward_client(&line(
+            json!({"jsonrpc":"2.0","id":2,"result":{"tools":tools}}),
+        ));
+        let r6: Vec<_> = c.problems.iter().filter(|p| p.starts_with("R6")).collect();
+        assert_eq!(r6.len(), 4, "{r6:?}");
+        assert!(r6.iter().any(|p| p.contains("/properties/d/anyOf/0")));
+    }
+
+    #[test]
+    fn a_call_result_without_content_breaks_r5() {
+        let mut c = with_request(json!(3), "tools/call");
+        c.toward_client(&line(
+            json!({"jsonrpc":"2.0","id":3,"result":{"isError":true}}),
+        ));
+        assert!(c.problems.iter().any(|p| p.starts_with("R5")));
+    }
+
+    #[test]
+    fn bridge_requests_need_unique_b_ids() {
+        let mut c = Checker::default();
+        let req = |id: Value| line(json!({"jsonrpc":"2.0","id":id,"method":"roots/list"}));
+        c.toward_client(&req(json!("b-1")));
+        assert!(c.problems.is_empty(), "{:?}", c.problems);
+        c.toward_client(&req(json!("b-1")));
+        c.toward_client(&req(json!(7)));
+        assert_eq!(c.problems.len(), 2, "{:?}", c.problems);
+    }
+
+    #[test]
+    fn an_upstream_cancellation_must_not_reach_vs_code() {
+        let mut c = Checker::default();
+        c.toward_client(&line(
+            json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}),
+        ));
+        assert!(c.problems[0].contains("cancel"));
+        let mut c = Checker::default();
+        c.toward_client(&line(
+            json!({"jsonrpc":"2.0","id":"b-1","method":"roots/list"}),
+        ));
+        c.toward_client(&line(json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"b-1"}})));
+        assert!(c.problems.is_empty(), "{:?}", c.problems);
+    }
+
+    #[test]
+    fn each_request_is_answered_at_most_once_and_only_when_sent() {
+        let mut c = with_request(json!(1), "ping");
+        c.toward_client(&line(json!({"jsonrpc":"2.0","id":1,"result":{}})));
+        assert!(c.problems.is_empty());
+        c.toward_client(&line(json!({"jsonrpc":"2.0","id":1,"result":{}})));
+        c.toward_client(&line(json!({"jsonrpc":"2.0","id":9,"result":{}})));
+        assert_eq!(c.problems.len(), 2, "{:?}", c.problems);
+        // An error for an id recovered from a line that was not valid is allowed.
+        let mut c = Checker::default();
+        c.client_sent_raw(r#"{"jsonrpc":"2.0","id":5,"method":"#);
+        c.toward_client(&line(
+            json!({"jsonrpc":"2.0","id":5,"error":{"code":-32700,"message":"x"}}),
+        ));
+        c.toward_client(&line(
+            json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}),
+        ));
+        assert!(c.problems.is_empty(), "{:?}", c.problems);
+    }
+
+    #[test]
+    fn no_tasks_in_the_initialize_result() {
+        let mut c = with_request(json!(1), "initialize");
+        c.toward_client(&line(json!({"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tasks":{}},"serverInfo":{"name":"a","version":"1"}}})));
+        assert!(c.problems.iter().any(|p| p.starts_with("tasks")));
+    }
+
+    #[test]
+    fn upstream_requests_carry_only_allowed_meta() {
+        let mut c = Checker::default();
+        c.at_upstream(&json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","task":{},"_meta":{
+            "progressToken":1,"vscode.conversationId":"c","baggage":"b",
+            "io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true},"tasks":{}}}}}).to_string());
+        let joined = c.problems.join("\n");
+        assert!(joined.contains("task"), "{joined}");
+        assert!(joined.contains("baggage"));
+        assert!(joined.contains("roots.listChanged"));
+        assert!(!joined.contains("vscode.conversationId"));
+    }
+
+    #[test]
+    fn frames_are_checked_against_their_own_definition() {
+        let Some(dir) = crate::schema::default_spec_dir() else {
+            return;
+        };
+        let legacy = SchemaSet::load(&dir, crate::schema::LEGACY)
+            .map(Arc::new)
+            .ok();
+        let mut c = Checker::new(Schemas {
+            legacy,
+            modern: None,
+        });
+        c.client_sent(&json!({"jsonrpc":"2.0","id":4,"method":"tools/list","params":{}}));
+        c.toward_client(&line(
+            json!({"jsonrpc":"2.0","id":4,"result":{"tools":[{"inputSchema":{"type":"object"}}]}}),
+        ));
+        assert!(
+            c.problems.iter().any(|p| p.contains("ListToolsResult")),
+            "{:?}",
+            c.problems
+        );
+    }
+}
