@@ -3,10 +3,15 @@
 //!
 //! Layers (DESIGN.md): [`cli`] options, [`log`] stderr lines, [`wire`] line reader and
 //! writer, [`translate`] the pure rules, [`upstream`] the 2026-07-28 client and its
-//! transports, [`front`] the 2025-11-25 face for VS Code.
+//! transports, [`front`] the 2025-11-25 face for VS Code, [`watchdog`] the bound of the stop.
 
+pub mod cli;
 pub mod front;
 pub mod log;
 pub mod translate;
 pub mod upstream;
+pub mod watchdog;
 pub mod wire;
+
+/// The version of the bridge (also the fallback `serverInfo.version`, R1).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -109,7 +109,11 @@ mod tests {
     #[test]
     fn r7_line_has_the_tag_scope_and_level() {
         assert_eq!(
-            format_line(Scope::Bridge, Level::Err, "the upstream server exited with code 3"),
+            format_line(
+                Scope::Bridge,
+                Level::Err,
+                "the upstream server exited with code 3"
+            ),
             "mcp-bridge-vscode: bridge: error: the upstream server exited with code 3"
         );
         assert_eq!(

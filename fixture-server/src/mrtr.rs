@@ -162,32 +162,32 @@ impl Ask {
 
 /// The outcome of a round: all answers (in the order of the asks), or the input requests that
 /// still have no answer.
-pub enum Round<'a> {
-    Done(Vec<&'a Value>),
+pub enum Round<'a, const N: usize> {
+    Done([&'a Value; N]),
     Ask(InputRequiredResult),
 }
 
 /// Looks for the answer of each ask. The asks without an answer go to the client again (the
 /// specification asks a server to ask again rather than fail), after a check that the client
 /// declared their capability (-32021 otherwise).
-pub fn round<'a>(
+pub fn round<'a, const N: usize>(
     context: &RequestContext<RoleServer>,
     answers: Answers<'a>,
-    asks: Vec<Ask>,
+    asks: [Ask; N],
     state: Option<String>,
-) -> Result<Round<'a>, McpError> {
-    let mut done = Vec::new();
-    let mut missing = Vec::new();
-    for ask in asks {
-        match answers.get(&ask.key) {
-            Some(answer) => done.push(answer),
-            None => missing.push(ask),
-        }
-    }
-    if missing.is_empty() {
+) -> Result<Round<'a, N>, McpError> {
+    let found: Vec<&'a Value> = asks
+        .iter()
+        .filter_map(|ask| answers.get(&ask.key))
+        .collect();
+    if let Ok(done) = <[&'a Value; N]>::try_from(found) {
         return Ok(Round::Done(done));
     }
     let caps = Capabilities::of(context);
+    let missing: Vec<Ask> = asks
+        .into_iter()
+        .filter(|ask| answers.get(&ask.key).is_none())
+        .collect();
     for ask in &missing {
         (ask.need)(&caps)?;
     }

@@ -93,10 +93,10 @@ fn ask_name(
         "required": ["name"]
     });
     let ask = Ask::new("name", mrtr::form("What is your name?", schema), need_form);
-    match round(context, Answers(responses), vec![ask], None)? {
+    match round(context, Answers(responses), [ask], None)? {
         Round::Ask(result) => Ok(result.into()),
-        Round::Done(done) => {
-            let answer = elicited("name", done[0])?;
+        Round::Done([answer]) => {
+            let answer = elicited("name", answer)?;
             let name = answer
                 .content
                 .as_ref()

@@ -1,14 +1,16 @@
-//! The stdio transport: rmcp's line transport on stdin and stdout, with a reader that tells
-//! the fixture when stdin ends (R7), and the misbehaving mode `--close-stdout`.
+//! The stdio transport: rmcp's line transport on stdin and stdout, with the end of stdin made
+//! bounded and lossless (R7), and the misbehaving mode `--close-stdout`.
+use std::collections::HashSet;
 use std::io;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use rmcp::ServiceExt;
-use rmcp::service::{QuitReason, ServerInitializeError};
-use tokio::io::{AsyncRead, ReadBuf};
+use rmcp::model::{ClientNotification, ClientRequest, JsonRpcMessage, RequestId};
+use rmcp::service::{QuitReason, RxJsonRpcMessage, ServerInitializeError, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::{RoleServer, ServiceExt};
+use tokio::io::{Stdin, Stdout};
 
 use crate::cli::Options;
 use crate::log;
@@ -24,14 +26,8 @@ pub async fn serve(options: Options) -> Result<(), String> {
         return misbehave().await;
     }
     let state = Arc::new(State::new(options));
-    let reader = EndSignal {
-        inner: tokio::io::stdin(),
-        lifecycle: state.lifecycle.clone(),
-    };
-    let running = match Fixture::new(state)
-        .serve((reader, tokio::io::stdout()))
-        .await
-    {
+    let transport = Stdio::new(state.lifecycle.clone());
+    let running = match Fixture::new(state).serve(transport).await {
         Ok(running) => running,
         // The end of stdin before the first request that starts a session.
         Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
@@ -44,32 +40,131 @@ pub async fn serve(options: Options) -> Result<(), String> {
     }
 }
 
-/// An `AsyncRead` that ends the listen streams and the work in flight when its reader reaches
-/// the end of stdin. rmcp then has only finished handlers to wait for, thus the process exits
-/// in a few milliseconds instead of after rmcp's drain limit of 5 s.
-struct EndSignal<R> {
-    inner: R,
+/// How long the end of stdin waits for the requests in flight before rmcp sees it.
+const END_WAIT: Duration = Duration::from_secs(2);
+
+/// rmcp's line transport on stdin and stdout, with the bookkeeping of the requests in flight.
+///
+/// rmcp's service loop stops at the end of its input, and from then on it no longer completes
+/// `Peer::send_notification`: a handler that awaits a notification (the acknowledgment of a
+/// listen stream that just opened, a progress notification, a list change) then waits until
+/// rmcp's drain limit of 5 s, and its response is lost. Thus at the end of stdin this transport
+/// first ends the listen streams and the work in flight ([`Lifecycle::input_ended`]), waits
+/// until each request in flight has its response written or was cancelled (at most
+/// [`END_WAIT`]), and only then tells rmcp that the input ended (R7: exit 0 in a bounded time).
+struct Stdio {
+    inner: AsyncRwTransport<RoleServer, Stdin, Stdout>,
     lifecycle: Lifecycle,
+    in_flight: Arc<tokio::sync::watch::Sender<HashSet<RequestId>>>,
+    end_deadline: Option<Instant>,
+    /// Whether a request other than `server/discover` or `ping` came: rmcp's session runs.
+    started: bool,
 }
 
-impl<R: AsyncRead + Unpin> AsyncRead for EndSignal<R> {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let this = self.get_mut();
-        let before = buf.filled().len();
-        let poll = Pin::new(&mut this.inner).poll_read(cx, buf);
-        let ended = match &poll {
-            Poll::Ready(Ok(())) => buf.filled().len() == before && buf.remaining() > 0,
-            Poll::Ready(Err(_)) => true,
-            Poll::Pending => false,
-        };
-        if ended {
-            this.lifecycle.input_ended();
+impl Stdio {
+    fn new(lifecycle: Lifecycle) -> Self {
+        Self {
+            inner: AsyncRwTransport::new_server(tokio::io::stdin(), tokio::io::stdout()),
+            lifecycle,
+            in_flight: Arc::new(tokio::sync::watch::Sender::new(HashSet::new())),
+            end_deadline: None,
+            started: false,
         }
-        poll
+    }
+
+    fn note_received(&self, message: &RxJsonRpcMessage<RoleServer>) {
+        match message {
+            JsonRpcMessage::Request(request) => {
+                let id = request.id.clone();
+                self.in_flight.send_modify(|set| {
+                    set.insert(id);
+                });
+            }
+            // A cancelled request gets no response (rmcp drops it).
+            JsonRpcMessage::Notification(notification) => {
+                if let ClientNotification::CancelledNotification(cancelled) =
+                    &notification.notification
+                    && let Some(id) = &cancelled.params.request_id
+                {
+                    self.in_flight.send_modify(|set| {
+                        set.remove(id);
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Transport<RoleServer> for Stdio {
+    type Error = io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let answered = match &item {
+            JsonRpcMessage::Response(response) => Some(response.id.clone()),
+            JsonRpcMessage::Error(error) => error.id.clone(),
+            _ => None,
+        };
+        let in_flight = self.in_flight.clone();
+        let send = self.inner.send(item);
+        async move {
+            let outcome = send.await;
+            if let Some(id) = answered {
+                in_flight.send_modify(|set| {
+                    set.remove(&id);
+                });
+            }
+            outcome
+        }
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        while let Some(message) = self.inner.receive().await {
+            match &message {
+                JsonRpcMessage::Request(request) => {
+                    let probe = matches!(
+                        request.request,
+                        ClientRequest::DiscoverRequest(_) | ClientRequest::PingRequest(_)
+                    );
+                    self.started |= !probe;
+                }
+                // rmcp 3.11 ends the whole connection when a message other than a request
+                // comes before its session starts; such a message has nothing to act on yet.
+                _ if !self.started => {
+                    log::info("stdio", "ignored a message before the first request");
+                    continue;
+                }
+                _ => {}
+            }
+            self.note_received(&message);
+            return Some(message);
+        }
+        // rmcp can drop this future while it waits (it polls it in a select): the deadline
+        // stays, so the whole wait is bounded.
+        let deadline = *self
+            .end_deadline
+            .get_or_insert_with(|| Instant::now() + END_WAIT);
+        self.lifecycle.input_ended();
+        let mut in_flight = self.in_flight.subscribe();
+        let idle = in_flight.wait_for(HashSet::is_empty);
+        if tokio::time::timeout_at(deadline.into(), idle)
+            .await
+            .is_err()
+        {
+            let left = self.in_flight.borrow().len();
+            log::warning(
+                "stdio",
+                &format!("the end of stdin came with {left} requests without a response"),
+            );
+        }
+        None
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.inner.close().await
     }
 }
 

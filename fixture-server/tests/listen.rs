@@ -206,3 +206,30 @@ fn at_the_end_of_stdin_the_streams_end_and_the_server_exits_0_quickly() {
         start.elapsed()
     );
 }
+
+#[test]
+fn a_listen_request_just_before_the_end_of_stdin_gets_its_acknowledgment_and_its_result() {
+    let mut server = Server::new();
+    server.result(1, "server/discover", json!({}));
+    let start = Instant::now();
+    server.request(
+        2,
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    );
+    server.close_stdin();
+    let frames = server.frames_until_end();
+    assert_eq!(frames.len(), 2, "{frames:?}");
+    assert_eq!(
+        frames[0]["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    assert_eq!(frames[1]["id"], 2);
+    assert_eq!(frames[1]["result"]["resultType"], "complete");
+    assert!(server.wait_exit(Duration::from_secs(3)).success());
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
+}

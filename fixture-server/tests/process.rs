@@ -106,3 +106,18 @@ fn close_stdout_closes_stdout_and_keeps_running_without_reading() {
     );
     // Drop kills the process.
 }
+
+#[test]
+fn a_notification_before_the_first_request_does_not_stop_the_server() {
+    let mut server = Server::new();
+    server.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}}),
+    );
+    server.result(1, "server/discover", json!({}));
+    server.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let result = server.call(2, "add", json!({"a": 2, "b": 3}));
+    assert_eq!(support::text(&result), "5");
+    server.close_stdin();
+    assert!(server.wait_exit(Duration::from_secs(3)).success());
+    server.wait_stderr_line("ignored a message before the first request");
+}

@@ -62,8 +62,9 @@ pub struct Scripted {
     /// The result the runner gives to every `server/discover` by itself; `None` leaves the
     /// discover to the transcript (`"discover": "manual"`).
     pub discover: Option<Value>,
-    /// Other methods answered by the runner itself: a `{"result":…}` / `{"error":…}` object, or
-    /// `"hang"` (never answered). These requests never reach `upstream_expect`.
+    /// Other methods answered by the runner itself: a `{"result":…}` / `{"error":…}` object,
+    /// `"hang"` (never answered), or an array of them used in turn (the last one repeats). These
+    /// requests never reach `upstream_expect`.
     pub auto: Map<String, Value>,
     /// The relay ignores the end of its stdin and the termination signal, like a stuck server.
     pub stubborn: bool,
@@ -156,6 +157,8 @@ pub enum Action {
     ForbidStderr(String),
     Pause(u64),
     Set(Map<String, Value>),
+    /// N more bridges that start, call add and stop together (crowd.rs).
+    Crowd { count: usize, within_ms: Option<u64> },
     /// High-level client steps (client.rs); the options are checked there.
     Client {
         step: ClientStep,
@@ -338,12 +341,18 @@ fn parse_scripted(body: &Value) -> Result<Scripted, String> {
             "auto" => {
                 let auto = v.as_object().ok_or("auto must be an object")?;
                 for (method, reply) in auto {
-                    let valid = reply == "hang"
-                        || reply.get("result").is_some()
-                        || reply.get("error").is_some();
-                    if !valid {
+                    // An array gives the replies in turn (pages, a sequence of results); the
+                    // last one repeats.
+                    let replies: Vec<&Value> = match reply {
+                        Value::Array(list) => list.iter().collect(),
+                        one => vec![one],
+                    };
+                    let valid = |r: &&Value| {
+                        *r == "hang" || r.get("result").is_some() || r.get("error").is_some()
+                    };
+                    if replies.is_empty() || !replies.iter().all(valid) {
                         return Err(format!(
-                            "auto.{method}: {{\"result\":…}}, {{\"error\":…}} or \"hang\""
+                            "auto.{method}: {{\"result\":…}}, {{\"error\":…}}, \"hang\", or an array of them"
                         ));
                     }
                 }
@@ -511,6 +520,11 @@ fn parse_action(key: &str, mut obj: Map<String, Value>) -> Result<Action, String
             check(&obj, &[])?;
             Action::Pause(body.as_u64().ok_or("a number of ms")?)
         }
+        "crowd" => {
+            check(&obj, &["within_ms"])?;
+            let count = body.as_u64().and_then(|n| usize::try_from(n).ok()).filter(|n| (1..=64).contains(n));
+            Action::Crowd { count: count.ok_or("a number of bridges from 1 to 64")?, within_ms: within(&obj)? }
+        }
         "set" => {
             check(&obj, &[])?;
             Action::Set(
@@ -527,8 +541,21 @@ fn parse_action(key: &str, mut obj: Map<String, Value>) -> Result<Action, String
                 "stop" => ClientStep::Stop,
                 _ => ClientStep::ToolIds,
             };
-            // The step's main value goes in as "value"; the other members are its options.
-            obj.insert("value".into(), body);
+            // The step's main value goes in as "value"; the other members are its options. An
+            // object value holds options too: {"start":{"expect":…}} = {"start":{},"expect":…}.
+            match body {
+                Value::Object(inner) if step != ClientStep::ToolIds => {
+                    for (k, v) in inner {
+                        if obj.insert(k.clone(), v).is_some() {
+                            return Err(format!("option '{k}' given twice"));
+                        }
+                    }
+                    obj.insert("value".into(), Value::Null);
+                }
+                other => {
+                    obj.insert("value".into(), other);
+                }
+            }
             crate::client::check_options(step, &obj)?;
             Action::Client { step, opts: obj }
         }

@@ -113,7 +113,7 @@ impl Checker {
     /// Records a raw line: an id that the bridge can recover from it may get an error.
     pub fn client_sent_raw(&mut self, text: &str) {
         if let Ok(v) = serde_json::from_str::<Value>(text)
-            && v.get("method").is_some()
+            && v.get("method").is_some_and(Value::is_string)
             && v.get("jsonrpc") == Some(&Value::String("2.0".into()))
         {
             self.client_sent(&v);

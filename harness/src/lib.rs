@@ -3,6 +3,7 @@
 //! crates (the schema checks of every frame).
 pub mod cli;
 pub mod client;
+pub mod crowd;
 pub mod format;
 pub mod invariants;
 pub mod pattern;

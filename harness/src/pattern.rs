@@ -260,7 +260,8 @@ fn match_wild(
     let ok = match (wild, actual) {
         (Wild::Absent, None) => return Ok(()),
         (Wild::Absent, Some(a)) => return fail(ptr, format!("must be absent, got {a}")),
-        (Wild::Any, None) => return Ok(()),
+        // A capture needs a value to bind; only the plain `<any>` accepts an absent member.
+        (Wild::Any, None) if name.is_none() => return Ok(()),
         (_, None) => return fail(ptr, "missing"),
         (Wild::Any | Wild::Present, Some(_)) => true,
         (Wild::Type("number"), Some(a)) => a.is_number(),
@@ -337,6 +338,7 @@ mod tests {
         .unwrap_err();
         assert_eq!(e.pointer, "/result/nextCursor");
         assert!(m(json!({"a":"<any>"}), json!({})).is_ok());
+        assert!(m(json!({"a":"<any@x>"}), json!({})).is_err());
         assert!(m(json!({"a":"<present>"}), json!({})).is_err());
     }
 

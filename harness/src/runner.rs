@@ -316,6 +316,11 @@ async fn execute(s: &mut Session, action: &Action) -> Result<(), Failure> {
             Ok(())
         }
         Action::Client { step, opts } => crate::client::run(s, *step, opts).await,
+        Action::Crowd { count, within_ms } => {
+            let (bins, schemas) = (s.bins.clone(), s.schemas.clone());
+            let bound = s.bound(*within_ms);
+            crate::crowd::run(s, *count, &bins, &schemas, bound).await
+        }
     }
 }
 

@@ -78,6 +78,8 @@ pub struct Session {
     pub started: Instant,
     /// The stdout of the bridge ended.
     pub stdout_done: bool,
+    pub bins: Binaries,
+    pub schemas: Schemas,
 }
 
 impl Session {
@@ -89,7 +91,7 @@ impl Session {
         tag: &str,
         verbose: bool,
     ) -> Result<Self, String> {
-        let checker = Arc::new(Mutex::new(Checker::new(schemas)));
+        let checker = Arc::new(Mutex::new(Checker::new(schemas.clone())));
         let subst = |s: &String| {
             s.replace("${fixture}", &bins.fixture.to_string_lossy())
                 .replace("${harness}", &bins.harness.to_string_lossy())
@@ -141,6 +143,8 @@ impl Session {
             verbose,
             started: Instant::now(),
             stdout_done: false,
+            bins: bins.clone(),
+            schemas,
         })
     }
 

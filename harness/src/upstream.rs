@@ -1,6 +1,7 @@
 //! The runner's side of the scripted upstream: it listens on the Unix socket of the relay
 //! (relay.rs), checks every frame the bridge writes upstream (invariants.rs, 2026-07-28),
 //! answers the requests of `auto` itself, and queues the others for `upstream_expect`.
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -63,7 +64,7 @@ impl ScriptedUpstream {
             .map_err(|e| format!("cannot bind {}: {e}", sock.display()))?;
         let (tx, rx) = mpsc::unbounded_channel();
         let writer: Writer = Arc::new(tokio::sync::Mutex::new(None));
-        let auto = auto_table(opts);
+        let auto = Auto { table: auto_table(opts), used: HashMap::new() };
         tokio::spawn(accept(listener, tx, writer.clone(), auto, checker));
         Ok(Self {
             _dir: dir,
@@ -128,11 +129,17 @@ fn auto_table(opts: &Scripted) -> Map<String, Value> {
     t
 }
 
+/// The automatic replies and how many of each method were used.
+struct Auto {
+    table: Map<String, Value>,
+    used: HashMap<String, usize>,
+}
+
 async fn accept(
     listener: UnixListener,
     tx: mpsc::UnboundedSender<Event>,
     writer: Writer,
-    auto: Map<String, Value>,
+    mut auto: Auto,
     checker: Arc<Mutex<Checker>>,
 ) {
     // The bridge may start the upstream again after a failed initialize: each relay in turn.
@@ -156,7 +163,7 @@ async fn accept(
                 Err(_) => return,
             };
             let Some(frame) = frame else { continue };
-            if let Some(reply) = auto_reply(&auto, &frame) {
+            if let Some(reply) = auto_reply(&mut auto, &frame) {
                 if let Some(line) = reply {
                     let _ = send(&writer, crate::relay::write_msg(&line)).await;
                 }
@@ -170,10 +177,19 @@ async fn accept(
 }
 
 /// `Some(Some(line))`: answer with the line; `Some(None)`: swallow (hang); `None`: not automatic.
-fn auto_reply(auto: &Map<String, Value>, frame: &Value) -> Option<Option<String>> {
+fn auto_reply(auto: &mut Auto, frame: &Value) -> Option<Option<String>> {
     let method = frame.get("method")?.as_str()?;
     let id = frame.get("id")?;
-    let reply = auto.get(method)?;
+    let reply = auto.table.get(method)?;
+    let reply = match reply {
+        Value::Array(list) => {
+            let n = auto.used.entry(method.to_string()).or_insert(0);
+            let r = list.get(*n).or_else(|| list.last())?;
+            *n += 1;
+            r
+        }
+        one => one,
+    };
     if reply == "hang" {
         return Some(None);
     }

@@ -37,12 +37,17 @@ pub struct ClientRequests {
 
 impl ClientRequests {
     fn lock(&self) -> MutexGuard<'_, HashMap<String, oneshot::Sender<ClientAnswer>>> {
-        self.pending.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.pending
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The next id: `b-1`, `b-2`, …
     pub fn next_id(&self) -> String {
-        format!("{BRIDGE_ID_PREFIX}{}", self.next.fetch_add(1, Ordering::Relaxed) + 1)
+        format!(
+            "{BRIDGE_ID_PREFIX}{}",
+            self.next.fetch_add(1, Ordering::Relaxed) + 1
+        )
     }
 
     /// Sends a request to VS Code. The entry exists before the frame goes out, so that the
@@ -52,7 +57,10 @@ impl ClientRequests {
         let (tx, rx) = oneshot::channel();
         self.lock().insert(id.clone(), tx);
         outbox.send(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}));
-        log::bridge(Level::Debug, &format!("sent {method} to the client as request \"{id}\""));
+        log::bridge(
+            Level::Debug,
+            &format!("sent {method} to the client as request \"{id}\""),
+        );
         PendingAnswer { id, answer: rx }
     }
 
@@ -62,7 +70,10 @@ impl ClientRequests {
         match self.lock().remove(id) {
             Some(tx) => tx.send(answer).is_ok(),
             None => {
-                log::bridge(Level::Debug, &format!("dropped an answer of the client to no pending request (\"{id}\")"));
+                log::bridge(
+                    Level::Debug,
+                    &format!("dropped an answer of the client to no pending request (\"{id}\")"),
+                );
                 false
             }
         }
@@ -97,21 +108,39 @@ mod tests {
         let b = table.send(&outbox, "roots/list", json!({}));
         assert_eq!((a.id.as_str(), b.id.as_str()), ("b-1", "b-2"));
         assert!(table.resolve("b-1", ClientAnswer::Result(json!({"action":"accept"}))));
-        assert!(!table.resolve("b-1", ClientAnswer::Result(json!({}))), "second answer dropped");
-        assert!(!table.resolve("b-9", ClientAnswer::BadLine), "unknown answer dropped");
-        assert_eq!(a.answer.await.ok(), Some(ClientAnswer::Result(json!({"action":"accept"}))));
+        assert!(
+            !table.resolve("b-1", ClientAnswer::Result(json!({}))),
+            "second answer dropped"
+        );
+        assert!(
+            !table.resolve("b-9", ClientAnswer::BadLine),
+            "unknown answer dropped"
+        );
+        assert_eq!(
+            a.answer.await.ok(),
+            Some(ClientAnswer::Result(json!({"action":"accept"})))
+        );
         table.cancel(&outbox, "b-2", "the client canceled the request");
-        assert!(!table.resolve("b-2", ClientAnswer::Result(json!({}))), "late answer dropped");
+        assert!(
+            !table.resolve("b-2", ClientAnswer::Result(json!({}))),
+            "late answer dropped"
+        );
         assert!(b.answer.await.is_err());
         assert_eq!(table.pending(), 0);
         outbox.close();
         let _ = handle.await;
         let mut out = String::new();
         let _ = r.read_to_string(&mut out).await;
-        let lines: Vec<Value> = out.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+        let lines: Vec<Value> = out
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
         assert_eq!(lines.len(), 3);
         assert_eq!(lines[0]["id"], "b-1");
         assert_eq!(lines[1]["method"], "roots/list");
-        assert_eq!(lines[2], json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"b-2","reason":"the client canceled the request"}}));
+        assert_eq!(
+            lines[2],
+            json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"b-2","reason":"the client canceled the request"}})
+        );
     }
 }

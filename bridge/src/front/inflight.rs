@@ -57,11 +57,16 @@ pub fn key_of(id: &Value) -> String {
 
 impl Inflight {
     pub fn new(limit: usize) -> Self {
-        Inflight { slots: Mutex::new(HashMap::new()), limit }
+        Inflight {
+            slots: Mutex::new(HashMap::new()),
+            limit,
+        }
     }
 
     fn lock(&self) -> MutexGuard<'_, HashMap<String, Slot>> {
-        self.slots.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.slots
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Admits a request, or refuses it at the limit.
@@ -159,11 +164,17 @@ mod tests {
         assert!(a.token.is_cancelled());
         assert_eq!(a.reason(), REASON_CLIENT_CANCELED);
         assert!(!t.finish(&a));
-        assert!(!t.cancel(&json!(7), REASON_CLIENT_CANCELED), "a second cancel finds nothing");
+        assert!(
+            !t.cancel(&json!(7), REASON_CLIENT_CANCELED),
+            "a second cancel finds nothing"
+        );
         let b = t.admit(&json!(8), "x").expect("b");
         assert!(t.finish(&b));
         assert!(!t.finish(&b), "one response only");
-        assert!(!t.cancel(&json!(8), REASON_CLIENT_CANCELED), "a cancel after the response is ignored");
+        assert!(
+            !t.cancel(&json!(8), REASON_CLIENT_CANCELED),
+            "a cancel after the response is ignored"
+        );
     }
 
     #[test]

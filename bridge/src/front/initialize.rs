@@ -21,13 +21,21 @@ use crate::upstream::stdio::StdioTransport;
 use crate::upstream::{Transport, UpstreamError};
 
 /// The task of `initialize` of generation `generation`.
-pub async fn run_initialize(shared: Arc<Shared>, slot: Slot, generation: u64, params: Option<Value>) {
+pub(crate) async fn run_initialize(
+    shared: Arc<Shared>,
+    slot: Slot,
+    generation: u64,
+    params: Option<Value>,
+) {
     let Some(init) = parse_initialize(params.as_ref()) else {
         shared.revert(generation);
         shared.respond(&slot, Err(error_object(Cause::InvalidParams, None)));
         return;
     };
-    log::bridge(Level::Info, &format!("initialize from {}", init.client_label()));
+    log::bridge(
+        Level::Info,
+        &format!("initialize from {}", init.client_label()),
+    );
 
     let (transport_tx, transport_rx) = mpsc::unbounded_channel();
     let target = &shared.opts.upstream;
@@ -40,7 +48,10 @@ pub async fn run_initialize(shared: Arc<Shared>, slot: Slot, generation: u64, pa
     ) {
         Ok(t) => t,
         Err(e) => {
-            log::bridge(Level::Warn, &format!("cannot start the upstream command: {e}"));
+            log::bridge(
+                Level::Warn,
+                &format!("cannot start the upstream command: {e}"),
+            );
             shared.revert(generation);
             shared.respond(&slot, Err(error_object(Cause::SpawnFailed, None)));
             return;
@@ -49,18 +60,41 @@ pub async fn run_initialize(shared: Arc<Shared>, slot: Slot, generation: u64, pa
     if let Some(pid) = transport.process_id() {
         shared.upstream_pid.store(pid, Ordering::SeqCst);
     }
-    let envelope = Envelope { client_info: init.client_info.clone(), capabilities: upstream_capabilities(&init.capabilities) };
+    let envelope = Envelope {
+        client_info: init.client_info.clone(),
+        capabilities: upstream_capabilities(&init.capabilities),
+    };
     let events = shared.client_events(generation);
-    let client = UpstreamClient::start(transport, transport_rx, envelope, shared.opts.max_line_bytes, events);
+    let client = UpstreamClient::start(
+        transport,
+        transport_rx,
+        envelope,
+        shared.opts.max_line_bytes,
+        events,
+    );
     if !shared.attach(generation, &client) {
         // Stdin ended while the command started.
         shared.retire(client);
         return;
     }
 
-    let opts = RequestOptions { log_level: shared.log_level(), ..Default::default() };
+    let opts = RequestOptions {
+        log_level: shared.log_level(),
+        ..Default::default()
+    };
     let timeout = shared.opts.discover_timeout;
-    let outcome = exchange(&shared, &slot, &client, "server/discover", Map::new(), &opts, None, timeout, 1).await;
+    let outcome = exchange(
+        &shared,
+        &slot,
+        &client,
+        "server/discover",
+        Map::new(),
+        &opts,
+        None,
+        timeout,
+        1,
+    )
+    .await;
     let failure = match outcome {
         Exchange::Cancelled => {
             // VS Code canceled initialize, or stdin ended (then the stop sequence owns the
@@ -72,7 +106,10 @@ pub async fn run_initialize(shared: Arc<Shared>, slot: Slot, generation: u64, pa
         }
         Exchange::TimedOut => (None, format!("no response in {}", format_limit(timeout))),
         Exchange::Done(Err(UpstreamError::Rpc(e))) => {
-            let detail = format!("the upstream server answered with the error {}", e.get("code").unwrap_or(&Value::Null));
+            let detail = format!(
+                "the upstream server answered with the error {}",
+                e.get("code").unwrap_or(&Value::Null)
+            );
             (Some(e), detail)
         }
         Exchange::Done(Err(e)) => (None, e.to_string()),
@@ -91,7 +128,10 @@ pub async fn run_initialize(shared: Arc<Shared>, slot: Slot, generation: u64, pa
     if shared.revert(generation) {
         shared.retire(client);
     }
-    shared.respond(&slot, Err(errors::discover_failed(upstream_error.as_ref(), &detail)));
+    shared.respond(
+        &slot,
+        Err(errors::discover_failed(upstream_error.as_ref(), &detail)),
+    );
 }
 
 impl Shared {
@@ -100,7 +140,10 @@ impl Shared {
     fn attach(&self, generation: u64, client: &Arc<UpstreamClient>) -> bool {
         let mut state = self.state();
         match &mut *state {
-            State::Initializing { generation: g, upstream } if *g == generation => {
+            State::Initializing {
+                generation: g,
+                upstream,
+            } if *g == generation => {
                 *upstream = Some(Arc::clone(client));
                 true
             }
@@ -113,7 +156,10 @@ impl Shared {
         let mut state = self.state();
         match &*state {
             State::Initializing { generation: g, .. } if *g == generation => {
-                *state = State::Ready { generation, upstream: Arc::clone(client) };
+                *state = State::Ready {
+                    generation,
+                    upstream: Arc::clone(client),
+                };
                 true
             }
             _ => false,

@@ -20,7 +20,9 @@ use tokio::sync::mpsc;
 use tokio_util::task::TaskTracker;
 
 use self::client_requests::{ClientAnswer, ClientRequests};
-use self::inflight::{Inflight, REASON_CLIENT_CANCELED, REASON_CLIENT_CLOSED, REASON_UPSTREAM_STOPPED, Refused, Slot};
+use self::inflight::{
+    Inflight, REASON_CLIENT_CANCELED, REASON_CLIENT_CLOSED, REASON_UPSTREAM_STOPPED, Refused, Slot,
+};
 use crate::log::{self, Level};
 use crate::translate::errors::{Cause, error_frame, error_object, result_frame};
 use crate::translate::forward::{MethodClass, classify, has_modern_meta};
@@ -35,8 +37,8 @@ use crate::wire::writer::{Outbox, spawn_writer};
 /// The upstream command of the command form (M4 adds the URL form beside it).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UpstreamCommand {
-    pub command: String,
-    pub args: Vec<String>,
+    pub command: std::ffi::OsString,
+    pub args: Vec<std::ffi::OsString>,
 }
 
 /// The options of one connection.
@@ -71,8 +73,14 @@ pub struct Hooks {
 /// The connection states (reference-bridge.md §1.4).
 pub(crate) enum State {
     AwaitingInit,
-    Initializing { generation: u64, upstream: Option<Arc<UpstreamClient>> },
-    Ready { generation: u64, upstream: Arc<UpstreamClient> },
+    Initializing {
+        generation: u64,
+        upstream: Option<Arc<UpstreamClient>>,
+    },
+    Ready {
+        generation: u64,
+        upstream: Arc<UpstreamClient>,
+    },
     Closing,
 }
 
@@ -94,7 +102,9 @@ pub(crate) struct Shared {
 
 impl Shared {
     pub(crate) fn state(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The level that goes upstream with each new request (O5).
@@ -208,7 +218,10 @@ where
 }
 
 /// Stdin is read on its own task, so that a long line never delays the dispatch.
-fn spawn_reader<R: AsyncRead + Unpin + Send + 'static>(input: R, max: usize) -> mpsc::Receiver<RawLine> {
+fn spawn_reader<R: AsyncRead + Unpin + Send + 'static>(
+    input: R,
+    max: usize,
+) -> mpsc::Receiver<RawLine> {
     let (tx, rx) = mpsc::channel(16);
     tokio::spawn(async move {
         let mut reader = LineReader::new(input, max);
@@ -225,8 +238,12 @@ fn spawn_reader<R: AsyncRead + Unpin + Send + 'static>(input: R, max: usize) -> 
 
 fn on_parsed(shared: &Arc<Shared>, parsed: Parsed) {
     match parsed {
-        Parsed::Message(Message::Request { id, method, params }) => on_request(shared, id, method, params),
-        Parsed::Message(Message::Notification { method, params }) => on_notification(shared, &method, params.as_ref()),
+        Parsed::Message(Message::Request { id, method, params }) => {
+            on_request(shared, id, method, params)
+        }
+        Parsed::Message(Message::Notification { method, params }) => {
+            on_notification(shared, &method, params.as_ref())
+        }
         Parsed::Message(Message::Response { id, body }) => {
             let answer = match body {
                 Ok(result) => ClientAnswer::Result(result),
@@ -236,14 +253,22 @@ fn on_parsed(shared: &Arc<Shared>, parsed: Parsed) {
                 Some(id) => {
                     shared.client_requests.resolve(id, answer);
                 }
-                None => log::bridge(Level::Debug, "dropped a response of the client to no request of the bridge"),
+                None => log::bridge(
+                    Level::Debug,
+                    "dropped a response of the client to no request of the bridge",
+                ),
             }
         }
         Parsed::BadAnswer { id } => {
             shared.client_requests.resolve(&id, ClientAnswer::BadLine);
         }
-        Parsed::Invalid { id, cause, detail } => shared.reply(id, Err(error_object(cause, detail.as_deref()))),
-        Parsed::Dropped => log::bridge(Level::Debug, "dropped a response of the client without a valid id"),
+        Parsed::Invalid { id, cause, detail } => {
+            shared.reply(id, Err(error_object(cause, detail.as_deref())))
+        }
+        Parsed::Dropped => log::bridge(
+            Level::Debug,
+            "dropped a response of the client without a valid id",
+        ),
     }
 }
 
@@ -263,7 +288,9 @@ fn on_request(shared: &Arc<Shared>, id: Value, method: String, params: Option<Va
             return shared.reply(id, response);
         }
         // C1, C4: at once, never forwarded, so no late answer can follow.
-        MethodClass::Discover => return shared.reply(id, Err(error_object(Cause::MethodNotFound, None))),
+        MethodClass::Discover => {
+            return shared.reply(id, Err(error_object(Cause::MethodNotFound, None)));
+        }
         MethodClass::Initialize => return on_initialize(shared, id, params),
         _ => {}
     }
@@ -272,7 +299,11 @@ fn on_request(shared: &Arc<Shared>, id: Value, method: String, params: Option<Va
         match &*state {
             State::AwaitingInit | State::Initializing { .. } => {
                 // C1: a client of both revisions gets -32601, so that it uses initialize.
-                let cause = if has_modern_meta(params.as_ref()) { Cause::MethodNotFound } else { Cause::NotInitialized };
+                let cause = if has_modern_meta(params.as_ref()) {
+                    Cause::MethodNotFound
+                } else {
+                    Cause::NotInitialized
+                };
                 drop(state);
                 return shared.reply(id, Err(error_object(cause, None)));
             }
@@ -291,19 +322,34 @@ fn on_request(shared: &Arc<Shared>, id: Value, method: String, params: Option<Va
     let Some(slot) = admit(shared, &id, &method) else {
         return;
     };
-    shared.tasks.spawn(request::run_forward(Arc::clone(shared), slot, kind, params, upstream));
+    shared.tasks.spawn(request::run_forward(
+        Arc::clone(shared),
+        slot,
+        kind,
+        params,
+        upstream,
+    ));
 }
 
 fn admit(shared: &Shared, id: &Value, method: &str) -> Option<Slot> {
     match shared.inflight.admit(id, method) {
         Ok(slot) => Some(slot),
         Err(Refused::Full) => {
-            log::bridge(Level::Warn, &format!("rejected request {id} ({method}): too many requests in flight"));
+            log::bridge(
+                Level::Warn,
+                &format!("rejected request {id} ({method}): too many requests in flight"),
+            );
             shared.reply(id.clone(), Err(error_object(Cause::TooManyRequests, None)));
             None
         }
         Err(Refused::DuplicateId) => {
-            shared.reply(id.clone(), Err(error_object(Cause::InvalidRequestShape, Some("a request with this id is in flight"))));
+            shared.reply(
+                id.clone(),
+                Err(error_object(
+                    Cause::InvalidRequestShape,
+                    Some("a request with this id is in flight"),
+                )),
+            );
             None
         }
     }
@@ -315,7 +361,10 @@ fn on_initialize(shared: &Arc<Shared>, id: Value, params: Option<Value>) {
         match &*state {
             State::AwaitingInit => {
                 let generation = shared.generation.fetch_add(1, Ordering::SeqCst) + 1;
-                *state = State::Initializing { generation, upstream: None };
+                *state = State::Initializing {
+                    generation,
+                    upstream: None,
+                };
                 generation
             }
             State::Initializing { .. } | State::Ready { .. } => {
@@ -332,34 +381,51 @@ fn on_initialize(shared: &Arc<Shared>, id: Value, params: Option<Value>) {
         *shared.state() = State::AwaitingInit;
         return;
     };
-    shared.tasks.spawn(initialize::run_initialize(Arc::clone(shared), slot, generation, params));
+    shared.tasks.spawn(initialize::run_initialize(
+        Arc::clone(shared),
+        slot,
+        generation,
+        params,
+    ));
 }
 
 fn on_notification(shared: &Arc<Shared>, method: &str, params: Option<&Value>) {
     match method {
         "notifications/cancelled" => {
             // requestId is optional in 2025-11-25; without a valid one it cancels nothing.
-            if let Some(id) = params.and_then(|p| p.get("requestId")).filter(|id| valid_id(id)) {
+            if let Some(id) = params
+                .and_then(|p| p.get("requestId"))
+                .filter(|id| valid_id(id))
+            {
                 shared.inflight.cancel(id, REASON_CLIENT_CANCELED);
             }
         }
         // M3 seam: the listen stream starts here once the result was written.
-        "notifications/initialized" => log::bridge(Level::Debug, "the client sent notifications/initialized"),
-        other => log::bridge(Level::Debug, &format!("ignored the notification {other} of the client")),
+        "notifications/initialized" => {
+            log::bridge(Level::Debug, "the client sent notifications/initialized")
+        }
+        other => log::bridge(
+            Level::Debug,
+            &format!("ignored the notification {other} of the client"),
+        ),
     }
 }
 
 /// Handles an event of an upstream client; returns the exit when the upstream of the ready
 /// connection is gone.
 fn on_client_event(shared: &Shared, generation: u64, event: ClientEvent) -> Option<ExitInfo> {
-    let current = matches!(&*shared.state(), State::Ready { generation: g, .. } if *g == generation);
+    let current =
+        matches!(&*shared.state(), State::Ready { generation: g, .. } if *g == generation);
     match event {
         ClientEvent::Exited(exit) => current.then_some(exit),
         ClientEvent::Notification { method, params } => {
             if current && method == "notifications/message" {
                 forward_log_message(shared, params);
             } else {
-                log::bridge(Level::Debug, &format!("dropped the notification {method} of the upstream server"));
+                log::bridge(
+                    Level::Debug,
+                    &format!("dropped the notification {method} of the upstream server"),
+                );
             }
             None
         }
@@ -372,7 +438,10 @@ fn forward_log_message(shared: &Shared, params: Option<Value>) {
         return;
     };
     let client = shared.level.load(Ordering::Relaxed);
-    let rank = params.get("level").and_then(Value::as_str).and_then(level::rank);
+    let rank = params
+        .get("level")
+        .and_then(Value::as_str)
+        .and_then(level::rank);
     let (Some(rank), true) = (rank, client > 0) else {
         return;
     };
@@ -385,7 +454,9 @@ fn forward_log_message(shared: &Shared, params: Option<Value>) {
             out.insert(key.into(), v.clone());
         }
     }
-    shared.outbox.send(&json!({"jsonrpc":"2.0","method":"notifications/message","params":out}));
+    shared
+        .outbox
+        .send(&json!({"jsonrpc":"2.0","method":"notifications/message","params":out}));
 }
 
 /// R7 and "The stop sequence of VS Code": cancel every request without a response, stop the
@@ -395,7 +466,11 @@ async fn stop_at_eof(shared: &Shared) {
     let upstream = {
         let mut state = shared.state();
         let upstream = match &*state {
-            State::Ready { upstream, .. } | State::Initializing { upstream: Some(upstream), .. } => Some(Arc::clone(upstream)),
+            State::Ready { upstream, .. }
+            | State::Initializing {
+                upstream: Some(upstream),
+                ..
+            } => Some(Arc::clone(upstream)),
             _ => None,
         };
         *state = State::Closing;
@@ -420,7 +495,10 @@ async fn stop_after_upstream_exit(shared: &Shared, exit: ExitInfo) {
     *shared.state() = State::Closing;
     log::bridge(Level::Err, &format!("the upstream server {exit}"));
     for slot in shared.inflight.take_all(REASON_UPSTREAM_STOPPED) {
-        shared.reply(slot.id.clone(), Err(error_object(Cause::UpstreamExited, None)));
+        shared.reply(
+            slot.id.clone(),
+            Err(error_object(Cause::UpstreamExited, None)),
+        );
         slot.token.cancel();
     }
     shared.tasks.close();

@@ -39,7 +39,7 @@ pub enum Exchange {
 /// One upstream request of a client request: sends it, forwards its progress while the
 /// request is live, and waits at most `timeout`.
 #[allow(clippy::too_many_arguments)]
-pub async fn exchange(
+pub(crate) async fn exchange(
     shared: &Shared,
     slot: &Slot,
     upstream: &Arc<UpstreamClient>,
@@ -90,7 +90,9 @@ pub async fn exchange(
             Exchange::Cancelled => "canceled".to_owned(),
             Exchange::TimedOut => "no response in time".to_owned(),
             Exchange::Done(Ok(_)) => "response".to_owned(),
-            Exchange::Done(Err(UpstreamError::Rpc(e))) => format!("error {}", e.get("code").unwrap_or(&Value::Null)),
+            Exchange::Done(Err(UpstreamError::Rpc(e))) => {
+                format!("error {}", e.get("code").unwrap_or(&Value::Null))
+            }
             Exchange::Done(Err(e)) => format!("failed ({e})"),
         };
         log::bridge(
@@ -116,18 +118,45 @@ pub fn error_of(error: UpstreamError) -> Value {
 }
 
 /// The task of a forwarded request.
-pub async fn run_forward(shared: Arc<Shared>, slot: Slot, kind: ForwardKind, params: Option<Value>, upstream: Arc<UpstreamClient>) {
+pub(crate) async fn run_forward(
+    shared: Arc<Shared>,
+    slot: Slot,
+    kind: ForwardKind,
+    params: Option<Value>,
+    upstream: Arc<UpstreamClient>,
+) {
     let fwd = forward_params(params.as_ref());
-    let opts = RequestOptions { log_level: shared.log_level(), progress: fwd.progress_token.is_some(), meta: fwd.meta };
+    let opts = RequestOptions {
+        log_level: shared.log_level(),
+        progress: fwd.progress_token.is_some(),
+        meta: fwd.meta,
+    };
     let timeout = kind.timeout();
     let method = slot.method.clone();
-    let outcome = exchange(&shared, &slot, &upstream, &method, fwd.params, &opts, fwd.progress_token.as_ref(), timeout, 1).await;
+    let outcome = exchange(
+        &shared,
+        &slot,
+        &upstream,
+        &method,
+        fwd.params,
+        &opts,
+        fwd.progress_token.as_ref(),
+        timeout,
+        1,
+    )
+    .await;
     let response = match outcome {
         Exchange::Cancelled => return,
         Exchange::TimedOut => {
             let limit = format_limit(timeout);
-            log::bridge(Level::Warn, &format!("request {} ({method}): no response in {limit}", slot.id));
-            Err(error_object(Cause::Timeout, Some(&format!("{method}: no response in {limit}"))))
+            log::bridge(
+                Level::Warn,
+                &format!("request {} ({method}): no response in {limit}", slot.id),
+            );
+            Err(error_object(
+                Cause::Timeout,
+                Some(&format!("{method}: no response in {limit}")),
+            ))
         }
         Exchange::Done(Err(e)) => Err(error_of(e)),
         Exchange::Done(Ok(raw)) => complete(&slot, &method, raw),
@@ -141,18 +170,30 @@ fn complete(slot: &Slot, method: &str, raw: Value) -> Result<Value, Value> {
         ResultKind::Complete => {}
         ResultKind::InputRequired => return Err(input_required(slot)),
         ResultKind::Unknown(kind) => {
-            return Err(error_object(Cause::InvalidResponse, Some(&format!("{method}: the result type {kind} is not known"))));
+            return Err(error_object(
+                Cause::InvalidResponse,
+                Some(&format!("{method}: the result type {kind} is not known")),
+            ));
         }
     }
     let Some((result, fixes)) = shape_result(method, raw) else {
-        return Err(error_object(Cause::InvalidResponse, Some(&format!("{method}: the result is not an object"))));
+        return Err(error_object(
+            Cause::InvalidResponse,
+            Some(&format!("{method}: the result is not an object")),
+        ));
     };
     for fix in fixes {
         let text = match fix.fix.kind {
             FixKind::ItemsAdded | FixKind::ItemsFalseReplaced => {
-                format!("tool '{}': added an items schema at '{}' of the input schema", fix.tool, fix.fix.pointer)
+                format!(
+                    "tool '{}': added an items schema at '{}' of the input schema",
+                    fix.tool, fix.fix.pointer
+                )
             }
-            FixKind::TooDeep => format!("tool '{}': the input schema at '{}' is too deep to examine", fix.tool, fix.fix.pointer),
+            FixKind::TooDeep => format!(
+                "tool '{}': the input schema at '{}' is too deep to examine",
+                fix.tool, fix.fix.pointer
+            ),
         };
         log::bridge(Level::Info, &text);
     }
@@ -163,7 +204,10 @@ fn complete(slot: &Slot, method: &str, raw: Value) -> Result<Value, Value> {
 fn input_required(slot: &Slot) -> Value {
     log::bridge(
         Level::Warn,
-        &format!("request {} ({}): the input requests of the upstream server failed: this version does no input rounds", slot.id, slot.method),
+        &format!(
+            "request {} ({}): the input requests of the upstream server failed: this version does no input rounds",
+            slot.id, slot.method
+        ),
     );
     error_object(Cause::HookFailed, Some("input rounds are not supported"))
 }
@@ -193,27 +237,63 @@ mod tests {
             json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":0,"progress":1,"total":3,"message":"Step 1 of 3"}})
         );
         let uuid = json!("3f1c2e0a-8d0b-4f7e-9a51-6c2d1b7e9f10");
-        assert_eq!(progress_frame(&uuid, &json!({"progress":0.5}))["params"], json!({"progressToken":uuid,"progress":0.5}));
+        assert_eq!(
+            progress_frame(&uuid, &json!({"progress":0.5}))["params"],
+            json!({"progressToken":uuid,"progress":0.5})
+        );
     }
 
     #[test]
     fn upstream_failures_map_to_the_table() {
-        assert_eq!(error_of(UpstreamError::Closed)["data"]["cause"], "upstream_exited");
+        assert_eq!(
+            error_of(UpstreamError::Closed)["data"]["cause"],
+            "upstream_exited"
+        );
         assert_eq!(error_of(UpstreamError::Closed)["code"], -32603);
-        assert_eq!(error_of(UpstreamError::InvalidResponse("x".into()))["data"], json!({"cause":"invalid_response","detail":"x"}));
-        assert_eq!(error_of(UpstreamError::Rpc(json!({"code":-32602,"message":"m"}))), json!({"code":-32602,"message":"m"}));
-        assert_eq!(error_of(UpstreamError::Rpc(json!({"code":-32042,"message":"m","data":{}}))), json!({"code":-32603,"message":"m"}));
+        assert_eq!(
+            error_of(UpstreamError::InvalidResponse("x".into()))["data"],
+            json!({"cause":"invalid_response","detail":"x"})
+        );
+        assert_eq!(
+            error_of(UpstreamError::Rpc(json!({"code":-32602,"message":"m"}))),
+            json!({"code":-32602,"message":"m"})
+        );
+        assert_eq!(
+            error_of(UpstreamError::Rpc(
+                json!({"code":-32042,"message":"m","data":{}})
+            )),
+            json!({"code":-32603,"message":"m"})
+        );
     }
 
     #[test]
     fn r8_seam_input_required_and_unknown_result_types() {
-        let slot = super::super::inflight::Inflight::new(1).admit(&json!(1), "tools/call").expect("slot");
-        let e = complete(&slot, "tools/call", json!({"resultType":"input_required","inputRequests":{}})).err();
-        assert_eq!(e.map(|e| e["data"]["cause"].clone()), Some(json!("hook_failed")));
+        let slot = super::super::inflight::Inflight::new(1)
+            .admit(&json!(1), "tools/call")
+            .expect("slot");
+        let e = complete(
+            &slot,
+            "tools/call",
+            json!({"resultType":"input_required","inputRequests":{}}),
+        )
+        .err();
+        assert_eq!(
+            e.map(|e| e["data"]["cause"].clone()),
+            Some(json!("hook_failed"))
+        );
         let e = complete(&slot, "tools/call", json!({"resultType":"task"})).err();
-        assert_eq!(e.map(|e| e["data"]["cause"].clone()), Some(json!("invalid_response")));
+        assert_eq!(
+            e.map(|e| e["data"]["cause"].clone()),
+            Some(json!("invalid_response"))
+        );
         let e = complete(&slot, "tools/call", json!([1])).err();
-        assert_eq!(e.map(|e| e["data"]["cause"].clone()), Some(json!("invalid_response")));
-        assert_eq!(complete(&slot, "tools/call", json!({})).ok(), Some(json!({"content":[]})));
+        assert_eq!(
+            e.map(|e| e["data"]["cause"].clone()),
+            Some(json!("invalid_response"))
+        );
+        assert_eq!(
+            complete(&slot, "tools/call", json!({})).ok(),
+            Some(json!({"content":[]}))
+        );
     }
 }

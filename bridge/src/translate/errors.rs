@@ -143,7 +143,9 @@ impl Cause {
     /// The fixed message of the cause.
     pub fn message(self) -> &'static str {
         match self {
-            Cause::Rpc => "The upstream server sent an error. See the Output channel of the server.",
+            Cause::Rpc => {
+                "The upstream server sent an error. See the Output channel of the server."
+            }
             Cause::Canceled => "The client canceled the request.",
             Cause::Timeout => {
                 "The upstream server did not answer in time. See the Output channel of the server."
@@ -243,7 +245,8 @@ pub fn result_frame(id: Value, result: Value) -> Value {
 
 /// True when an upstream error object has the JSON-RPC shape (integer code, string message).
 pub fn is_valid_error(error: &Value) -> bool {
-    error.get("code").is_some_and(|c| c.is_i64()) && error.get("message").is_some_and(Value::is_string)
+    error.get("code").is_some_and(|c| c.is_i64())
+        && error.get("message").is_some_and(Value::is_string)
 }
 
 /// Quirk of M1: an upstream JSON-RPC error goes to VS Code unchanged (O8), except -32042,
@@ -251,7 +254,10 @@ pub fn is_valid_error(error: &Value) -> bool {
 /// URL in the data of -32042. A shape that is not valid becomes `invalid_response`.
 pub fn upstream_error(error: Value) -> Value {
     if !is_valid_error(&error) {
-        return error_object(Cause::InvalidResponse, Some("the error has no code or no message"));
+        return error_object(
+            Cause::InvalidResponse,
+            Some("the error has no code or no message"),
+        );
     }
     if error.get("code").and_then(Value::as_i64) == Some(code::URL_ELICITATION_REQUIRED) {
         let message = error.get("message").cloned().unwrap_or(Value::Null);
@@ -266,8 +272,15 @@ pub fn upstream_error(error: Value) -> Value {
 pub fn discover_failed(upstream: Option<&Value>, detail: &str) -> Value {
     let mut error = error_object(Cause::DiscoverFailed, Some(detail));
     if let Some(up) = upstream.filter(|e| is_valid_error(e)) {
-        let code = up.get("code").and_then(Value::as_i64).unwrap_or(code::INTERNAL_ERROR);
-        let code = if code == code::URL_ELICITATION_REQUIRED { code::INTERNAL_ERROR } else { code };
+        let code = up
+            .get("code")
+            .and_then(Value::as_i64)
+            .unwrap_or(code::INTERNAL_ERROR);
+        let code = if code == code::URL_ELICITATION_REQUIRED {
+            code::INTERNAL_ERROR
+        } else {
+            code
+        };
         error["code"] = Value::from(code);
         if let Some(message) = up.get("message").and_then(Value::as_str) {
             error["data"]["detail"] = Value::from(message);
@@ -279,7 +292,11 @@ pub fn discover_failed(upstream: Option<&Value>, detail: &str) -> Value {
 /// The format of a time limit in details and log lines: whole seconds as `<n> s`, else `<n> ms`.
 pub fn format_limit(limit: std::time::Duration) -> String {
     let ms = limit.as_millis();
-    if ms % 1000 == 0 { format!("{} s", ms / 1000) } else { format!("{ms} ms") }
+    if ms % 1000 == 0 {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{ms} ms")
+    }
 }
 
 #[cfg(test)]
@@ -293,10 +310,18 @@ mod tests {
         let mut names = HashSet::new();
         for cause in Cause::ALL {
             assert!(names.insert(cause.name()), "duplicate {}", cause.name());
-            assert!(cause.name().chars().all(|c| c.is_ascii_lowercase() || c == '_'));
+            assert!(
+                cause
+                    .name()
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c == '_')
+            );
             let expected = match cause.name() {
                 "parse_error" => -32700,
-                "not_initialized" | "already_initialized" | "line_too_long" | "too_deep"
+                "not_initialized"
+                | "already_initialized"
+                | "line_too_long"
+                | "too_deep"
                 | "invalid_request_shape" => -32600,
                 "method_not_found" => -32601,
                 "invalid_params" | "invalid_request" | "invalid_meta" => -32602,
@@ -335,7 +360,10 @@ mod tests {
     #[test]
     fn quirk_upstream_32042_becomes_32603_without_data() {
         let up = json!({"code":-32042,"message":"Needs a URL","data":{"elicitations":[{"url":"https://x"}]}});
-        assert_eq!(upstream_error(up), json!({"code":-32603,"message":"Needs a URL"}));
+        assert_eq!(
+            upstream_error(up),
+            json!({"code":-32603,"message":"Needs a URL"})
+        );
     }
 
     #[test]
@@ -352,14 +380,22 @@ mod tests {
 
     #[test]
     fn upstream_error_without_code_or_message_is_invalid_response() {
-        for up in [json!({"message":"m"}), json!({"code":"x","message":"m"}), json!({"code":1}), json!(3)] {
+        for up in [
+            json!({"message":"m"}),
+            json!({"code":"x","message":"m"}),
+            json!({"code":1}),
+            json!(3),
+        ] {
             assert_eq!(upstream_error(up)["data"]["cause"], "invalid_response");
         }
     }
 
     #[test]
     fn r2_discover_failed_keeps_the_upstream_code_and_message_as_detail() {
-        let e = discover_failed(Some(&json!({"code":-32601,"message":"Method not found"})), "x");
+        let e = discover_failed(
+            Some(&json!({"code":-32601,"message":"Method not found"})),
+            "x",
+        );
         assert_eq!(
             e,
             json!({"code":-32601,"message":Cause::DiscoverFailed.message(),"data":{"cause":"discover_failed","detail":"Method not found"}})

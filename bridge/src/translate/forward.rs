@@ -106,9 +106,18 @@ pub fn forward_params(params: Option<&Value>) -> Forwarded {
         .filter(|t| matches!(t, Value::String(_) | Value::Number(_) | Value::Bool(_)))
         .cloned();
     let passed = meta
-        .map(|m| m.iter().filter(|(k, _)| passes_upstream(k)).map(|(k, v)| (k.clone(), v.clone())).collect())
+        .map(|m| {
+            m.iter()
+                .filter(|(k, _)| passes_upstream(k))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        })
         .unwrap_or_default();
-    Forwarded { params: out, progress_token, meta: passed }
+    Forwarded {
+        params: out,
+        progress_token,
+        meta: passed,
+    }
 }
 
 /// R3: a `_meta` key of VS Code goes upstream when the VS Code profile allows it
@@ -146,7 +155,9 @@ fn valid_label(label: &str) -> bool {
         (Some(first), Some(last)) => {
             first.is_ascii_alphabetic()
                 && last.is_ascii_alphanumeric()
-                && bytes.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'-')
+                && bytes
+                    .iter()
+                    .all(|b| b.is_ascii_alphanumeric() || *b == b'-')
         }
         _ => false,
     }
@@ -159,7 +170,9 @@ fn valid_name(name: &str) -> bool {
         (Some(first), Some(last)) => {
             first.is_ascii_alphanumeric()
                 && last.is_ascii_alphanumeric()
-                && bytes.iter().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+                && bytes
+                    .iter()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
         }
         _ => false,
     }
@@ -170,7 +183,10 @@ fn reserved_prefix(key: &str) -> bool {
     let Some(slash) = key.rfind('/') else {
         return false;
     };
-    matches!(key[..slash].split('.').nth(1), Some("modelcontextprotocol") | Some("mcp"))
+    matches!(
+        key[..slash].split('.').nth(1),
+        Some("modelcontextprotocol") | Some("mcp")
+    )
 }
 
 #[cfg(test)]
@@ -186,14 +202,38 @@ mod tests {
         assert_eq!(classify("server/discover"), MethodClass::Discover);
         assert_eq!(classify("resources/subscribe"), MethodClass::Subscribe);
         assert_eq!(classify("resources/unsubscribe"), MethodClass::Unsubscribe);
-        for m in ["tools/list", "prompts/list", "resources/list", "resources/templates/list"] {
+        for m in [
+            "tools/list",
+            "prompts/list",
+            "resources/list",
+            "resources/templates/list",
+        ] {
             assert_eq!(classify(m), MethodClass::Forward(ForwardKind::List), "{m}");
         }
-        assert_eq!(classify("prompts/get"), MethodClass::Forward(ForwardKind::Read));
-        assert_eq!(classify("resources/read"), MethodClass::Forward(ForwardKind::Read));
-        assert_eq!(classify("tools/call"), MethodClass::Forward(ForwardKind::Call));
-        assert_eq!(classify("completion/complete"), MethodClass::Forward(ForwardKind::Complete));
-        for m in ["subscriptions/listen", "tasks/get", "tasks/list", "Tools/List", "", "initialize "] {
+        assert_eq!(
+            classify("prompts/get"),
+            MethodClass::Forward(ForwardKind::Read)
+        );
+        assert_eq!(
+            classify("resources/read"),
+            MethodClass::Forward(ForwardKind::Read)
+        );
+        assert_eq!(
+            classify("tools/call"),
+            MethodClass::Forward(ForwardKind::Call)
+        );
+        assert_eq!(
+            classify("completion/complete"),
+            MethodClass::Forward(ForwardKind::Complete)
+        );
+        for m in [
+            "subscriptions/listen",
+            "tasks/get",
+            "tasks/list",
+            "Tools/List",
+            "",
+            "initialize ",
+        ] {
             assert_eq!(classify(m), MethodClass::Unknown, "{m}");
         }
     }
@@ -208,9 +248,15 @@ mod tests {
 
     #[test]
     fn c1_modern_meta_is_recognised() {
-        assert!(has_modern_meta(Some(&json!({"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}))));
-        assert!(!has_modern_meta(Some(&json!({"_meta":{"progressToken":1}}))));
-        assert!(!has_modern_meta(Some(&json!({"io.modelcontextprotocol/protocolVersion":"x"}))));
+        assert!(has_modern_meta(Some(
+            &json!({"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}})
+        )));
+        assert!(!has_modern_meta(Some(
+            &json!({"_meta":{"progressToken":1}})
+        )));
+        assert!(!has_modern_meta(Some(
+            &json!({"io.modelcontextprotocol/protocolVersion":"x"})
+        )));
         assert!(!has_modern_meta(Some(&json!({"_meta":"x"}))));
         assert!(!has_modern_meta(None));
     }
@@ -223,7 +269,13 @@ mod tests {
               "io.modelcontextprotocol/logLevel":"debug","io.modelcontextprotocol/x":1,"baggage":"b",
               "vscode.mcp/x":1}});
         let f = forward_params(Some(&params));
-        assert_eq!(f.params, json!({"name":"add","arguments":{"a":2,"_meta":{"kept":1}}}).as_object().cloned().unwrap_or_default());
+        assert_eq!(
+            f.params,
+            json!({"name":"add","arguments":{"a":2,"_meta":{"kept":1}}})
+                .as_object()
+                .cloned()
+                .unwrap_or_default()
+        );
         assert_eq!(f.progress_token, Some(json!("p")));
         assert_eq!(
             Value::Object(f.meta),
@@ -233,7 +285,14 @@ mod tests {
 
     #[test]
     fn c3_progress_token_zero_and_other_scalars() {
-        for token in [json!(0), json!("3f1c2e0a"), json!(1.5), json!(true), json!(""), json!(u64::MAX)] {
+        for token in [
+            json!(0),
+            json!("3f1c2e0a"),
+            json!(1.5),
+            json!(true),
+            json!(""),
+            json!(u64::MAX),
+        ] {
             let f = forward_params(Some(&json!({"_meta":{"progressToken":token}})));
             assert_eq!(f.progress_token, Some(token));
         }
@@ -241,7 +300,10 @@ mod tests {
             let f = forward_params(Some(&json!({"_meta":{"progressToken":token}})));
             assert_eq!(f.progress_token, None);
         }
-        assert_eq!(forward_params(Some(&json!({"_meta":[1]}))).progress_token, None);
+        assert_eq!(
+            forward_params(Some(&json!({"_meta":[1]}))).progress_token,
+            None
+        );
     }
 
     #[test]
@@ -256,10 +318,28 @@ mod tests {
 
     #[test]
     fn r3_meta_key_rules() {
-        for ok in ["vscode.conversationId", "a", "com.example/x", "com.example.mcp/y", "a-b.c/", "x_y.z", "1a"] {
+        for ok in [
+            "vscode.conversationId",
+            "a",
+            "com.example/x",
+            "com.example.mcp/y",
+            "a-b.c/",
+            "x_y.z",
+            "1a",
+        ] {
             assert!(valid_meta_key(ok), "{ok}");
         }
-        for bad in ["vscode.", "vscode.bad key", "/x", "1com/x", "com-/x", "a..b/x", "_x", "x_", "é"] {
+        for bad in [
+            "vscode.",
+            "vscode.bad key",
+            "/x",
+            "1com/x",
+            "com-/x",
+            "a..b/x",
+            "_x",
+            "x_",
+            "é",
+        ] {
             assert!(!valid_meta_key(bad), "{bad}");
         }
         assert!(reserved_prefix("io.modelcontextprotocol/x"));

@@ -24,8 +24,16 @@ pub struct InitializeParams {
 impl InitializeParams {
     /// `<name> <version>` of the client, for the info line `initialize from <name> <version>`.
     pub fn client_label(&self) -> String {
-        let name = self.client_info.get("name").and_then(Value::as_str).unwrap_or("");
-        let version = self.client_info.get("version").and_then(Value::as_str).unwrap_or("");
+        let name = self
+            .client_info
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let version = self
+            .client_info
+            .get("version")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         format!("{name} {version}")
     }
 }
@@ -42,17 +50,30 @@ pub fn parse_initialize(params: Option<&Value>) -> Option<InitializeParams> {
         Some(Value::Object(caps)) => Value::Object(caps.clone()),
         _ => json!({}),
     };
-    Some(InitializeParams { client_info: info.clone(), capabilities })
+    Some(InitializeParams {
+        client_info: info.clone(),
+        capabilities,
+    })
 }
 
 fn object_members(value: &Value) -> Option<Map<String, Value>> {
     let map = value.as_object()?;
-    Some(map.iter().filter(|(_, v)| v.is_object()).map(|(k, v)| (k.clone(), v.clone())).collect())
+    Some(
+        map.iter()
+            .filter(|(_, v)| v.is_object())
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+    )
 }
 
 fn keep_objects(source: &Map<String, Value>, keys: &[&str]) -> Map<String, Value> {
     keys.iter()
-        .filter_map(|k| source.get(*k).filter(|v| v.is_object()).map(|v| ((*k).to_owned(), v.clone())))
+        .filter_map(|k| {
+            source
+                .get(*k)
+                .filter(|v| v.is_object())
+                .map(|v| ((*k).to_owned(), v.clone()))
+        })
         .collect()
 }
 
@@ -73,10 +94,16 @@ pub fn upstream_capabilities(client: &Value) -> Value {
         out.insert("roots".into(), json!({}));
     }
     if let Some(sampling) = caps.get("sampling").and_then(Value::as_object) {
-        out.insert("sampling".into(), Value::Object(keep_objects(sampling, &["context", "tools"])));
+        out.insert(
+            "sampling".into(),
+            Value::Object(keep_objects(sampling, &["context", "tools"])),
+        );
     }
     if let Some(elicitation) = caps.get("elicitation").and_then(Value::as_object) {
-        out.insert("elicitation".into(), Value::Object(keep_objects(elicitation, &["form", "url"])));
+        out.insert(
+            "elicitation".into(),
+            Value::Object(keep_objects(elicitation, &["form", "url"])),
+        );
     }
     if let Some(mut extensions) = caps.get("extensions").and_then(object_members) {
         extensions.remove(TASKS_EXTENSION);
@@ -104,7 +131,11 @@ pub fn fallback_name(name_option: Option<&str>, command: &str) -> String {
         Some(0) | None => file,
         Some(dot) => &file[..dot],
     };
-    if stem.is_empty() { crate::log::TAG.to_owned() } else { stem.to_owned() }
+    if stem.is_empty() {
+        crate::log::TAG.to_owned()
+    } else {
+        stem.to_owned()
+    }
 }
 
 fn valid_icon(icon: &Value) -> bool {
@@ -116,7 +147,9 @@ fn valid_icon(icon: &Value) -> bool {
         && icon
             .get("sizes")
             .is_none_or(|s| s.as_array().is_some_and(|a| a.iter().all(Value::is_string)))
-        && icon.get("theme").is_none_or(|t| t == "light" || t == "dark")
+        && icon
+            .get("theme")
+            .is_none_or(|t| t == "light" || t == "dark")
 }
 
 /// R1, O10: the server information of the discover result, when it is a valid
@@ -140,7 +173,14 @@ pub fn server_info(discover: &Value) -> Option<Value> {
         }
     }
     let mut out = Map::new();
-    for key in ["name", "title", "version", "icons", "description", "websiteUrl"] {
+    for key in [
+        "name",
+        "title",
+        "version",
+        "icons",
+        "description",
+        "websiteUrl",
+    ] {
         if let Some(v) = info.get(key) {
             out.insert(key.to_owned(), v.clone());
         }
@@ -176,7 +216,10 @@ pub fn initialize_result(discover: &Value, fallback: &ServerInfoFallback) -> Val
     let info = server_info(discover)
         .unwrap_or_else(|| json!({"name": fallback.name, "version": fallback.version}));
     let mut out = Map::new();
-    out.insert("protocolVersion".into(), Value::from(REPLY_PROTOCOL_VERSION));
+    out.insert(
+        "protocolVersion".into(),
+        Value::from(REPLY_PROTOCOL_VERSION),
+    );
     out.insert("capabilities".into(), result_capabilities(discover));
     out.insert("serverInfo".into(), info);
     if let Some(instructions) = discover.get("instructions").filter(|v| v.is_string()) {
@@ -198,7 +241,9 @@ pub struct Declared {
 impl Declared {
     /// Reads the flags of a result's capabilities; a flag counts only when it is JSON `true`.
     pub fn of(capabilities: &Value) -> Declared {
-        let flag = |cap: &str, key: &str| capabilities.get(cap).and_then(|c| c.get(key)) == Some(&Value::Bool(true));
+        let flag = |cap: &str, key: &str| {
+            capabilities.get(cap).and_then(|c| c.get(key)) == Some(&Value::Bool(true))
+        };
         Declared {
             tools_list_changed: flag("tools", "listChanged"),
             prompts_list_changed: flag("prompts", "listChanged"),
@@ -210,7 +255,10 @@ impl Declared {
 
     /// True when a listen stream is needed.
     pub fn listens(&self) -> bool {
-        self.tools_list_changed || self.prompts_list_changed || self.resources_list_changed || self.resources_subscribe
+        self.tools_list_changed
+            || self.prompts_list_changed
+            || self.resources_list_changed
+            || self.resources_subscribe
     }
 }
 
@@ -229,7 +277,10 @@ mod tests {
     #[test]
     fn r1_parse_initialize_of_vscode() {
         let p = parse_initialize(Some(&vscode_initialize())).expect("valid");
-        assert_eq!(p.client_info, json!({"name":"Visual Studio Code","version":"1.140.0"}));
+        assert_eq!(
+            p.client_info,
+            json!({"name":"Visual Studio Code","version":"1.140.0"})
+        );
         assert_eq!(p.client_label(), "Visual Studio Code 1.140.0");
         assert!(p.capabilities.get("tasks").is_some());
     }
@@ -249,7 +300,9 @@ mod tests {
             assert_eq!(parse_initialize(Some(&bad)), None, "{bad}");
         }
         assert_eq!(parse_initialize(None), None);
-        let p = parse_initialize(Some(&json!({"protocolVersion":"x","clientInfo":{"name":"a","version":"1"},"capabilities":7})));
+        let p = parse_initialize(Some(
+            &json!({"protocolVersion":"x","clientInfo":{"name":"a","version":"1"},"capabilities":7}),
+        ));
         assert_eq!(p.map(|p| p.capabilities), Some(json!({})));
     }
 
@@ -276,11 +329,20 @@ mod tests {
     fn r1_invalid_capability_members_are_dropped_one_by_one() {
         let caps = json!({"roots":true,"elicitation":[],"sampling":{"context":7,"tools":{},"other":{}},
                           "experimental":3,"extensions":{"a":1,"b":{}},"unknown":{}});
-        assert_eq!(upstream_capabilities(&caps), json!({"sampling":{"tools":{}},"extensions":{"b":{}}}));
+        assert_eq!(
+            upstream_capabilities(&caps),
+            json!({"sampling":{"tools":{}},"extensions":{"b":{}}})
+        );
         let caps = json!({"elicitation":{"form":true,"url":{}},"roots":{"listChanged":false}});
-        assert_eq!(upstream_capabilities(&caps), json!({"roots":{},"elicitation":{"url":{}}}));
+        assert_eq!(
+            upstream_capabilities(&caps),
+            json!({"roots":{},"elicitation":{"url":{}}})
+        );
         assert_eq!(upstream_capabilities(&json!(null)), json!({}));
-        assert_eq!(upstream_capabilities(&json!({"elicitation":{}})), json!({"elicitation":{}}));
+        assert_eq!(
+            upstream_capabilities(&json!({"elicitation":{}})),
+            json!({"elicitation":{}})
+        );
     }
 
     fn discover() -> Value {
@@ -295,7 +357,10 @@ mod tests {
     }
 
     fn fallback() -> ServerInfoFallback {
-        ServerInfoFallback { name: "fallback".into(), version: "0.1.0".into() }
+        ServerInfoFallback {
+            name: "fallback".into(),
+            version: "0.1.0".into(),
+        }
     }
 
     #[test]
@@ -315,7 +380,10 @@ mod tests {
     fn r1_capabilities_keep_object_members_only_and_never_tasks() {
         let d = json!({"capabilities":{"tools":true,"logging":{},"tasks":{},"prompts":null,"x-new":{"a":1},
             "extensions":{"io.modelcontextprotocol/tasks":{},"n":3,"ok":{}}}});
-        assert_eq!(result_capabilities(&d), json!({"logging":{},"x-new":{"a":1},"extensions":{"ok":{}}}));
+        assert_eq!(
+            result_capabilities(&d),
+            json!({"logging":{},"x-new":{"a":1},"extensions":{"ok":{}}})
+        );
         assert_eq!(result_capabilities(&json!({})), json!({}));
         assert_eq!(result_capabilities(&json!({"capabilities":[1]})), json!({}));
     }
@@ -341,14 +409,20 @@ mod tests {
             let mut d = base.clone();
             d["_meta"]["io.modelcontextprotocol/serverInfo"] = info.clone();
             let r = initialize_result(&d, &fallback());
-            assert_eq!(r["serverInfo"], json!({"name":"fallback","version":"0.1.0"}), "{info}");
+            assert_eq!(
+                r["serverInfo"],
+                json!({"name":"fallback","version":"0.1.0"}),
+                "{info}"
+            );
         }
         let mut d = base.clone();
         d.as_object_mut().map(|m| m.remove("_meta"));
-        assert_eq!(initialize_result(&d, &fallback())["serverInfo"]["name"], "fallback");
+        assert_eq!(
+            initialize_result(&d, &fallback())["serverInfo"]["name"],
+            "fallback"
+        );
         let mut d = base;
-        d["_meta"]["io.modelcontextprotocol/serverInfo"] =
-            json!({"name":"n","version":"1","icons":[{"src":"data:x","sizes":["48x48"],"theme":"dark"}]});
+        d["_meta"]["io.modelcontextprotocol/serverInfo"] = json!({"name":"n","version":"1","icons":[{"src":"data:x","sizes":["48x48"],"theme":"dark"}]});
         assert_eq!(
             initialize_result(&d, &fallback())["serverInfo"],
             json!({"name":"n","version":"1","icons":[{"src":"data:x","sizes":["48x48"],"theme":"dark"}]})
@@ -367,7 +441,10 @@ mod tests {
     fn r1_fallback_name_from_option_or_command() {
         assert_eq!(fallback_name(Some("demo"), "/x/y"), "demo");
         assert_eq!(fallback_name(Some(""), "/x/server.js"), "server");
-        assert_eq!(fallback_name(None, "/abs/bridge-fixture-server"), "bridge-fixture-server");
+        assert_eq!(
+            fallback_name(None, "/abs/bridge-fixture-server"),
+            "bridge-fixture-server"
+        );
         assert_eq!(fallback_name(None, "C:\\tools\\srv.exe"), "srv");
         assert_eq!(fallback_name(None, "node"), "node");
         assert_eq!(fallback_name(None, "a.tar.gz"), "a.tar");

@@ -3,11 +3,23 @@
 use serde_json::Value;
 
 /// The levels in order of severity, lowest first.
-pub const LEVELS: [&str; 8] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+pub const LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
 
 /// The severity rank of a level name (0 = debug), or `None` for a name that is not a level.
 pub fn rank(level: &str) -> Option<u8> {
-    LEVELS.iter().position(|l| *l == level).and_then(|p| u8::try_from(p).ok())
+    LEVELS
+        .iter()
+        .position(|l| *l == level)
+        .and_then(|p| u8::try_from(p).ok())
 }
 
 /// R2: the level of `logging/setLevel` params, or `None` (→ -32602).
@@ -35,7 +47,13 @@ mod tests {
 
     #[test]
     fn r2_set_level_refuses_other_values() {
-        for p in [json!({"level":"loud"}), json!({"level":"Info"}), json!({"level":1}), json!({}), json!(null)] {
+        for p in [
+            json!({"level":"loud"}),
+            json!({"level":"Info"}),
+            json!({"level":1}),
+            json!({}),
+            json!(null),
+        ] {
             assert_eq!(parse_set_level(Some(&p)), None, "{p}");
         }
         assert_eq!(parse_set_level(None), None);

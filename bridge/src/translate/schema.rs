@@ -44,7 +44,14 @@ const SINGLE: [&str; 11] = [
     "contentSchema",
 ];
 /// Keywords whose value maps names to schemas.
-const MAPS: [&str; 6] = ["properties", "patternProperties", "dependencies", "dependentSchemas", "$defs", "definitions"];
+const MAPS: [&str; 6] = [
+    "properties",
+    "patternProperties",
+    "dependencies",
+    "dependentSchemas",
+    "$defs",
+    "definitions",
+];
 /// Keywords whose value is an array of schemas.
 const ARRAYS: [&str; 4] = ["anyOf", "allOf", "oneOf", "prefixItems"];
 
@@ -77,7 +84,10 @@ fn walk(schema: &mut Value, depth: usize, pointer: &mut String, fixes: &mut Vec<
         return;
     };
     if depth > MAX_SCHEMA_DEPTH {
-        fixes.push(Fix { kind: FixKind::TooDeep, pointer: pointer.clone() });
+        fixes.push(Fix {
+            kind: FixKind::TooDeep,
+            pointer: pointer.clone(),
+        });
         return;
     }
     fix_node(node, pointer, fixes);
@@ -111,7 +121,13 @@ fn walk(schema: &mut Value, depth: usize, pointer: &mut String, fixes: &mut Vec<
     }
 }
 
-fn descend(child: &mut Value, depth: usize, pointer: &mut String, tokens: &[&str], fixes: &mut Vec<Fix>) {
+fn descend(
+    child: &mut Value,
+    depth: usize,
+    pointer: &mut String,
+    tokens: &[&str],
+    fixes: &mut Vec<Fix>,
+) {
     // An empty object has nothing to examine (this also covers an `items: {}` just added).
     if child.as_object().is_none_or(Map::is_empty) {
         return;
@@ -131,17 +147,26 @@ fn fix_node(node: &mut Map<String, Value>, pointer: &str, fixes: &mut Vec<Fix>) 
     }
     match node.get("items") {
         Some(Value::Bool(false)) => {
-            let tuple = node.get("prefixItems").and_then(Value::as_array).map_or(0, Vec::len);
+            let tuple = node
+                .get("prefixItems")
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len);
             node.insert("items".into(), Value::Object(Map::new()));
             if !node.contains_key("maxItems") {
                 node.insert("maxItems".into(), Value::from(tuple));
             }
-            fixes.push(Fix { kind: FixKind::ItemsFalseReplaced, pointer: pointer.to_owned() });
+            fixes.push(Fix {
+                kind: FixKind::ItemsFalseReplaced,
+                pointer: pointer.to_owned(),
+            });
         }
         Some(items) if !js_falsy(items) => {}
         _ => {
             node.insert("items".into(), Value::Object(Map::new()));
-            fixes.push(Fix { kind: FixKind::ItemsAdded, pointer: pointer.to_owned() });
+            fixes.push(Fix {
+                kind: FixKind::ItemsAdded,
+                pointer: pointer.to_owned(),
+            });
         }
     }
 }
@@ -157,7 +182,10 @@ mod tests {
     use serde_json::json;
 
     fn pointers(fixes: &[Fix]) -> Vec<(&str, FixKind)> {
-        fixes.iter().map(|f| (f.pointer.as_str(), f.kind.clone())).collect()
+        fixes
+            .iter()
+            .map(|f| (f.pointer.as_str(), f.kind.clone()))
+            .collect()
     }
 
     #[test]
@@ -192,7 +220,10 @@ mod tests {
             assert_eq!(s, json!({"type":"array","items":{}}));
         }
         let mut s = json!({"type":"array"});
-        assert_eq!(pointers(&repair_input_schema(&mut s)), vec![("", FixKind::ItemsAdded)]);
+        assert_eq!(
+            pointers(&repair_input_schema(&mut s)),
+            vec![("", FixKind::ItemsAdded)]
+        );
     }
 
     #[test]
@@ -243,10 +274,27 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                "/additionalProperties", "/not", "/if", "/then", "/else", "/contains", "/additionalItems",
-                "/propertyNames", "/unevaluatedItems", "/unevaluatedProperties", "/contentSchema",
-                "/properties/p", "/patternProperties/^x", "/dependencies/d", "/dependentSchemas/s",
-                "/$defs/a~1b", "/definitions/t~0", "/anyOf/0", "/allOf/0", "/oneOf/0", "/prefixItems/0",
+                "/additionalProperties",
+                "/not",
+                "/if",
+                "/then",
+                "/else",
+                "/contains",
+                "/additionalItems",
+                "/propertyNames",
+                "/unevaluatedItems",
+                "/unevaluatedProperties",
+                "/contentSchema",
+                "/properties/p",
+                "/patternProperties/^x",
+                "/dependencies/d",
+                "/dependentSchemas/s",
+                "/$defs/a~1b",
+                "/definitions/t~0",
+                "/anyOf/0",
+                "/allOf/0",
+                "/oneOf/0",
+                "/prefixItems/0",
                 "/items/0",
             ]
         );
@@ -257,7 +305,10 @@ mod tests {
     fn r6_nested_items_object_and_escaping() {
         let mut s = json!({"type":"array","items":{"type":"array","items":{"properties":{"a/b~c":{"type":"array"}}}}});
         let fixes = repair_input_schema(&mut s);
-        assert_eq!(pointers(&fixes), vec![("/items/items/properties/a~1b~0c", FixKind::ItemsAdded)]);
+        assert_eq!(
+            pointers(&fixes),
+            vec![("/items/items/properties/a~1b~0c", FixKind::ItemsAdded)]
+        );
     }
 
     #[test]
@@ -273,15 +324,34 @@ mod tests {
         assert_eq!(fixes[0].pointer, "/not".repeat(64));
         let mut deeper = json!({"not": deep});
         let fixes = repair_input_schema(&mut deeper);
-        assert_eq!(pointers(&fixes), vec![(&*"/not".repeat(65), FixKind::TooDeep)]);
+        assert_eq!(
+            pointers(&fixes),
+            vec![(&*"/not".repeat(65), FixKind::TooDeep)]
+        );
     }
 
     #[test]
     fn r6_js_falsy() {
-        for v in [json!(null), json!(false), json!(0), json!(-0.0), json!(0.0), json!("")] {
+        for v in [
+            json!(null),
+            json!(false),
+            json!(0),
+            json!(-0.0),
+            json!(0.0),
+            json!(""),
+        ] {
             assert!(js_falsy(&v), "{v}");
         }
-        for v in [json!(true), json!(1), json!(-1), json!(0.1), json!("0"), json!(" "), json!([]), json!({})] {
+        for v in [
+            json!(true),
+            json!(1),
+            json!(-1),
+            json!(0.1),
+            json!("0"),
+            json!(" "),
+            json!([]),
+            json!({}),
+        ] {
             assert!(!js_falsy(&v), "{v}");
         }
     }
@@ -289,7 +359,13 @@ mod tests {
     #[test]
     fn r6_output_schema_needs_an_object_root() {
         assert!(output_schema_allowed(&json!({"type":"object"})));
-        for s in [json!({"type":"array"}), json!(true), json!({}), json!({"type":["object"]}), json!({"type":"Object"})] {
+        for s in [
+            json!({"type":"array"}),
+            json!(true),
+            json!({}),
+            json!({"type":["object"]}),
+            json!({"type":"Object"}),
+        ] {
             assert!(!output_schema_allowed(&s), "{s}");
         }
     }

@@ -35,7 +35,10 @@ pub struct ToolFix {
 
 /// True for the list methods whose results have `nextCursor`.
 pub fn is_list(method: &str) -> bool {
-    matches!(method, "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list")
+    matches!(
+        method,
+        "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list"
+    )
 }
 
 /// Shapes a complete result. Returns `None` when the result is not an object (the caller
@@ -63,9 +66,7 @@ pub fn shape_result(method: &str, result: Value) -> Option<(Value, Vec<ToolFix>)
 
 fn strip_server_info(map: &mut Map<String, Value>) {
     let empty = match map.get_mut("_meta") {
-        Some(Value::Object(meta)) => {
-            meta.remove(SERVER_INFO_KEY).is_some() && meta.is_empty()
-        }
+        Some(Value::Object(meta)) => meta.remove(SERVER_INFO_KEY).is_some() && meta.is_empty(),
         _ => false,
     };
     if empty {
@@ -84,13 +85,23 @@ fn shape_tools(map: &mut Map<String, Value>, fixes: &mut Vec<ToolFix>) {
         let Value::Object(tool) = tool else {
             continue;
         };
-        let name = tool.get("name").and_then(Value::as_str).unwrap_or("").to_owned();
+        let name = tool
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
         if let Some(input) = tool.get_mut("inputSchema") {
             for fix in schema::repair_input_schema(input) {
-                fixes.push(ToolFix { tool: name.clone(), fix });
+                fixes.push(ToolFix {
+                    tool: name.clone(),
+                    fix,
+                });
             }
         }
-        if tool.get("outputSchema").is_some_and(|s| !schema::output_schema_allowed(s)) {
+        if tool
+            .get("outputSchema")
+            .is_some_and(|s| !schema::output_schema_allowed(s))
+        {
             tool.remove("outputSchema");
         }
     }
@@ -108,7 +119,9 @@ fn shape_call(map: &mut Map<String, Value>) {
         Some(s) => s.to_string(),
     };
     if let Some(Value::Array(content)) = map.get_mut("content") {
-        let has_text = content.iter().any(|b| b.get("type").and_then(Value::as_str) == Some("text"));
+        let has_text = content
+            .iter()
+            .any(|b| b.get("type").and_then(Value::as_str) == Some("text"));
         if !has_text {
             let mut block = Map::new();
             block.insert("type".into(), Value::from("text"));
@@ -125,16 +138,30 @@ mod tests {
     use serde_json::json;
 
     fn shape(method: &str, v: Value) -> Value {
-        shape_result(method, v).map(|(v, _)| v).unwrap_or(Value::Null)
+        shape_result(method, v)
+            .map(|(v, _)| v)
+            .unwrap_or(Value::Null)
     }
 
     #[test]
     fn result_kinds() {
         assert_eq!(result_kind(&json!({})), ResultKind::Complete);
-        assert_eq!(result_kind(&json!({"resultType":"complete"})), ResultKind::Complete);
-        assert_eq!(result_kind(&json!({"resultType":"input_required"})), ResultKind::InputRequired);
-        assert_eq!(result_kind(&json!({"resultType":"task"})), ResultKind::Unknown("task".into()));
-        assert_eq!(result_kind(&json!({"resultType":3})), ResultKind::Unknown("?".into()));
+        assert_eq!(
+            result_kind(&json!({"resultType":"complete"})),
+            ResultKind::Complete
+        );
+        assert_eq!(
+            result_kind(&json!({"resultType":"input_required"})),
+            ResultKind::InputRequired
+        );
+        assert_eq!(
+            result_kind(&json!({"resultType":"task"})),
+            ResultKind::Unknown("task".into())
+        );
+        assert_eq!(
+            result_kind(&json!({"resultType":3})),
+            ResultKind::Unknown("?".into())
+        );
     }
 
     #[test]
@@ -145,7 +172,10 @@ mod tests {
                    "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"x","version":"1"},"k":1}}),
         );
         assert_eq!(r, json!({"messages":[],"_meta":{"k":1}}));
-        let r = shape("prompts/get", json!({"_meta":{"io.modelcontextprotocol/serverInfo":{}}}));
+        let r = shape(
+            "prompts/get",
+            json!({"_meta":{"io.modelcontextprotocol/serverInfo":{}}}),
+        );
         assert_eq!(r, json!({}));
         let r = shape("prompts/get", json!({"_meta":{}}));
         assert_eq!(r, json!({"_meta":{}}), "an empty _meta of the server stays");
@@ -153,7 +183,12 @@ mod tests {
 
     #[test]
     fn r4_non_string_next_cursor_removed_on_lists_only() {
-        for m in ["tools/list", "prompts/list", "resources/list", "resources/templates/list"] {
+        for m in [
+            "tools/list",
+            "prompts/list",
+            "resources/list",
+            "resources/templates/list",
+        ] {
             for c in [json!(null), json!(2), json!({}), json!(false)] {
                 let r = shape(m, json!({"nextCursor":c}));
                 assert!(r.get("nextCursor").is_none(), "{m} {c}");
@@ -161,13 +196,25 @@ mod tests {
             assert_eq!(shape(m, json!({"nextCursor":"p2"}))["nextCursor"], "p2");
             assert_eq!(shape(m, json!({"nextCursor":""}))["nextCursor"], "");
         }
-        assert_eq!(shape("prompts/get", json!({"nextCursor":null}))["nextCursor"], Value::Null);
+        assert_eq!(
+            shape("prompts/get", json!({"nextCursor":null}))["nextCursor"],
+            Value::Null
+        );
     }
 
     #[test]
     fn r5_call_result_gets_a_content_array() {
-        assert_eq!(shape("tools/call", json!({"resultType":"complete","isError":true})), json!({"isError":true,"content":[]}));
-        assert_eq!(shape("tools/call", json!({"content":"x"})), json!({"content":[]}));
+        assert_eq!(
+            shape(
+                "tools/call",
+                json!({"resultType":"complete","isError":true})
+            ),
+            json!({"isError":true,"content":[]})
+        );
+        assert_eq!(
+            shape("tools/call", json!({"content":"x"})),
+            json!({"content":[]})
+        );
         let ok = json!({"content":[{"type":"text","text":"5"}]});
         assert_eq!(shape("tools/call", ok.clone()), ok);
     }
@@ -179,13 +226,20 @@ mod tests {
             json!({"structuredContent":[1,2],"content":[{"type":"text","text":"[1,2]"}]})
         );
         assert_eq!(
-            shape("tools/call", json!({"content":[{"type":"image","data":"AA==","mimeType":"image/png"}],"structuredContent":{"text":"hi","length":2}})),
+            shape(
+                "tools/call",
+                json!({"content":[{"type":"image","data":"AA==","mimeType":"image/png"}],"structuredContent":{"text":"hi","length":2}})
+            ),
             json!({"content":[{"type":"image","data":"AA==","mimeType":"image/png"},{"type":"text","text":"{\"text\":\"hi\",\"length\":2}"}],
                    "structuredContent":{"text":"hi","length":2}})
         );
-        let with_text = json!({"content":[{"type":"text","text":"2 bytes"}],"structuredContent":{"a":1}});
+        let with_text =
+            json!({"content":[{"type":"text","text":"2 bytes"}],"structuredContent":{"a":1}});
         assert_eq!(shape("tools/call", with_text.clone()), with_text);
-        assert_eq!(shape("tools/call", json!({"structuredContent":null})), json!({"structuredContent":null,"content":[]}));
+        assert_eq!(
+            shape("tools/call", json!({"structuredContent":null})),
+            json!({"structuredContent":null,"content":[]})
+        );
         assert_eq!(
             shape("tools/call", json!({"structuredContent":0}))["content"],
             json!([{"type":"text","text":"0"}])
@@ -205,8 +259,20 @@ mod tests {
             ],"nextCursor":null}),
         )
         .expect("object");
-        assert_eq!(fixes, vec![ToolFix { tool: "bare".into(), fix: Fix { kind: FixKind::ItemsAdded, pointer: "/properties/v".into() } }]);
-        assert_eq!(r["tools"][0]["inputSchema"]["properties"]["v"]["items"], json!({}));
+        assert_eq!(
+            fixes,
+            vec![ToolFix {
+                tool: "bare".into(),
+                fix: Fix {
+                    kind: FixKind::ItemsAdded,
+                    pointer: "/properties/v".into()
+                }
+            }]
+        );
+        assert_eq!(
+            r["tools"][0]["inputSchema"]["properties"]["v"]["items"],
+            json!({})
+        );
         assert_eq!(r["tools"][0]["annotations"], json!({"readOnlyHint":true}));
         assert_eq!(r["tools"][0]["icons"], json!([{"src":"data:x"}]));
         assert!(r["tools"][1].get("outputSchema").is_none());

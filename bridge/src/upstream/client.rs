@@ -22,7 +22,10 @@ const PROGRESS_QUEUE: usize = 256;
 /// and log messages), for the front.
 #[derive(Debug)]
 pub enum ClientEvent {
-    Notification { method: String, params: Option<Value> },
+    Notification {
+        method: String,
+        params: Option<Value>,
+    },
     /// The upstream server and its tree are gone.
     Exited(ExitInfo),
 }
@@ -111,7 +114,12 @@ impl UpstreamClient {
 
     /// Sends one request. The call is registered before the frame goes out, so that no
     /// response can come before its entry.
-    pub fn request(self: &Arc<Self>, method: &str, params: Map<String, Value>, opts: &RequestOptions) -> Result<Call, UpstreamError> {
+    pub fn request(
+        self: &Arc<Self>,
+        method: &str,
+        params: Map<String, Value>,
+        opts: &RequestOptions,
+    ) -> Result<Call, UpstreamError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (done_tx, done_rx) = oneshot::channel();
         let (progress_tx, progress_rx) = if opts.progress {
@@ -120,20 +128,34 @@ impl UpstreamClient {
         } else {
             (None, None)
         };
-        let meta = self.envelope.meta(opts.log_level, opts.progress.then_some(id), &opts.meta);
+        let meta = self
+            .envelope
+            .meta(opts.log_level, opts.progress.then_some(id), &opts.meta);
         let frame = envelope::request_frame(id, method, params, meta);
         {
             let mut pending = lock(&self.pending);
             if self.is_closed() {
                 return Err(UpstreamError::Closed);
             }
-            pending.insert(id, Pending { progress: progress_tx, done: done_tx });
+            pending.insert(
+                id,
+                Pending {
+                    progress: progress_tx,
+                    done: done_tx,
+                },
+            );
         }
         if !self.transport.send(&frame) {
             lock(&self.pending).remove(&id);
             return Err(UpstreamError::Closed);
         }
-        Ok(Call { id, client: Arc::clone(self), progress: progress_rx, done: done_rx, finished: false })
+        Ok(Call {
+            id,
+            client: Arc::clone(self),
+            progress: progress_rx,
+            done: done_rx,
+            finished: false,
+        })
     }
 
     /// Sends `notifications/cancelled` for a request that is still pending.
@@ -173,7 +195,10 @@ impl UpstreamClient {
             return;
         };
         let Some(token) = params.get("progressToken").and_then(Value::as_i64) else {
-            log::bridge(Level::Debug, "dropped a progress notification of the upstream server without a known token");
+            log::bridge(
+                Level::Debug,
+                "dropped a progress notification of the upstream server without a known token",
+            );
             return;
         };
         let pending = lock(&self.pending);
@@ -191,13 +216,21 @@ impl UpstreamClient {
     }
 }
 
-async fn route(client: Arc<UpstreamClient>, mut events: mpsc::UnboundedReceiver<TransportEvent>, front: mpsc::UnboundedSender<ClientEvent>) {
+async fn route(
+    client: Arc<UpstreamClient>,
+    mut events: mpsc::UnboundedReceiver<TransportEvent>,
+    front: mpsc::UnboundedSender<ClientEvent>,
+) {
     while let Some(event) = events.recv().await {
         match event {
-            TransportEvent::Line(RawLine::Line(line)) => handle(&client, parse::parse_line(&line), &front),
-            TransportEvent::Line(RawLine::TooLong { head, tail }) => {
-                handle(&client, parse::too_long(&head, &tail, client.max_line_bytes), &front)
+            TransportEvent::Line(RawLine::Line(line)) => {
+                handle(&client, parse::parse_line(&line), &front)
             }
+            TransportEvent::Line(RawLine::TooLong { head, tail }) => handle(
+                &client,
+                parse::too_long(&head, &tail, client.max_line_bytes),
+                &front,
+            ),
             TransportEvent::Line(RawLine::Eof) | TransportEvent::Closed => client.close_all(),
             TransportEvent::Exited(info) => {
                 client.close_all();
@@ -213,31 +246,46 @@ fn handle(client: &UpstreamClient, parsed: Parsed, front: &mpsc::UnboundedSender
         Parsed::Message(Message::Response { id, body }) => {
             let body = body.map_err(UpstreamError::Rpc);
             if !client.complete(&id, body) {
-                log::bridge(Level::Debug, "dropped a response of the upstream server to no request in flight");
+                log::bridge(
+                    Level::Debug,
+                    "dropped a response of the upstream server to no request in flight",
+                );
             }
         }
         Parsed::Message(Message::Notification { method, params }) => match method.as_str() {
             "notifications/progress" => client.progress(params),
             // Quirk of M1: the ids of VS Code and of the upstream are both integers; a
             // cancellation of the upstream must never reach VS Code.
-            "notifications/cancelled" => {
-                log::bridge(Level::Debug, "dropped the notification notifications/cancelled of the upstream server")
-            }
+            "notifications/cancelled" => log::bridge(
+                Level::Debug,
+                "dropped the notification notifications/cancelled of the upstream server",
+            ),
             _ => {
                 let _ = front.send(ClientEvent::Notification { method, params });
             }
         },
         Parsed::Message(Message::Request { method, .. }) => log::bridge(
             Level::Debug,
-            &format!("dropped the request {method} of the upstream server: a server of revision 2026-07-28 sends no requests"),
+            &format!(
+                "dropped the request {method} of the upstream server: a server of revision 2026-07-28 sends no requests"
+            ),
         ),
         Parsed::Invalid { id, cause, detail } => {
-            let why = detail.map_or_else(|| cause.name().to_owned(), |d| format!("{} ({d})", cause.name()));
-            log::bridge(Level::Warn, &format!("dropped a line of the upstream server: {why}"));
+            let why = detail.map_or_else(
+                || cause.name().to_owned(),
+                |d| format!("{} ({d})", cause.name()),
+            );
+            log::bridge(
+                Level::Warn,
+                &format!("dropped a line of the upstream server: {why}"),
+            );
             client.complete(&id, Err(UpstreamError::InvalidResponse(why)));
         }
         Parsed::BadAnswer { .. } | Parsed::Dropped => {
-            log::bridge(Level::Warn, "dropped a line of the upstream server: a response without a valid id");
+            log::bridge(
+                Level::Warn,
+                "dropped a line of the upstream server: a response without a valid id",
+            );
         }
     }
 }
@@ -279,7 +327,9 @@ impl Call {
 }
 
 /// A receiver that already holds a value (to put a response back behind queued progress).
-fn resolved(value: Result<Result<Value, UpstreamError>, oneshot::error::RecvError>) -> oneshot::Receiver<Result<Value, UpstreamError>> {
+fn resolved(
+    value: Result<Result<Value, UpstreamError>, oneshot::error::RecvError>,
+) -> oneshot::Receiver<Result<Value, UpstreamError>> {
     let (tx, rx) = oneshot::channel();
     let _ = tx.send(value.unwrap_or(Err(UpstreamError::Closed)));
     rx
@@ -288,7 +338,8 @@ fn resolved(value: Result<Result<Value, UpstreamError>, oneshot::error::RecvErro
 impl Drop for Call {
     fn drop(&mut self) {
         if !self.finished {
-            self.client.cancel(self.id, "the client closed the connection");
+            self.client
+                .cancel(self.id, "the client closed the connection");
         }
     }
 }
@@ -322,12 +373,23 @@ mod tests {
         }
     }
 
-    fn setup() -> (Arc<UpstreamClient>, Arc<Recorder>, mpsc::UnboundedSender<TransportEvent>, mpsc::UnboundedReceiver<ClientEvent>) {
+    fn setup() -> (
+        Arc<UpstreamClient>,
+        Arc<Recorder>,
+        mpsc::UnboundedSender<TransportEvent>,
+        mpsc::UnboundedReceiver<ClientEvent>,
+    ) {
         let (exit, _) = watch::channel(None);
-        let rec = Arc::new(Recorder { frames: StdMutex::new(Vec::new()), exit });
+        let rec = Arc::new(Recorder {
+            frames: StdMutex::new(Vec::new()),
+            exit,
+        });
         let (tx, rx) = mpsc::unbounded_channel();
         let (ftx, frx) = mpsc::unbounded_channel();
-        let env = Envelope { client_info: json!({"name":"c","version":"1"}), capabilities: json!({}) };
+        let env = Envelope {
+            client_info: json!({"name":"c","version":"1"}),
+            capabilities: json!({}),
+        };
         let client = UpstreamClient::start(rec.clone(), rx, env, 1 << 20, ftx);
         (client, rec, tx, frx)
     }
@@ -339,14 +401,22 @@ mod tests {
     #[tokio::test]
     async fn o4_progress_is_routed_by_request_and_comes_before_the_response() {
         let (client, rec, tx, _f) = setup();
-        let opts = RequestOptions { progress: true, ..Default::default() };
-        let mut call = client.request("tools/call", Map::new(), &opts).expect("sent");
+        let opts = RequestOptions {
+            progress: true,
+            ..Default::default()
+        };
+        let mut call = client
+            .request("tools/call", Map::new(), &opts)
+            .expect("sent");
         let id = call.id();
         assert_eq!(lock(&rec.frames)[0]["params"]["_meta"]["progressToken"], id);
         for i in 1..=3 {
             tx.send(line(json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":id,"progress":i}}))).ok();
         }
-        tx.send(line(json!({"jsonrpc":"2.0","id":id,"result":{"content":[]}}))).ok();
+        tx.send(line(
+            json!({"jsonrpc":"2.0","id":id,"result":{"content":[]}}),
+        ))
+        .ok();
         for i in 1..=3 {
             match call.next().await {
                 CallEvent::Progress(p) => assert_eq!(p["progress"], i),
@@ -362,16 +432,26 @@ mod tests {
     #[tokio::test]
     async fn quirk_upstream_cancelled_is_dropped_and_errors_pass() {
         let (client, _rec, tx, mut front) = setup();
-        let mut call = client.request("tools/list", Map::new(), &RequestOptions::default()).expect("sent");
-        tx.send(line(json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}))).ok();
+        let mut call = client
+            .request("tools/list", Map::new(), &RequestOptions::default())
+            .expect("sent");
+        tx.send(line(
+            json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}),
+        ))
+        .ok();
         tx.send(line(json!({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}))).ok();
-        tx.send(line(json!({"jsonrpc":"2.0","id":call.id(),"error":{"code":-32601,"message":"m"}}))).ok();
+        tx.send(line(
+            json!({"jsonrpc":"2.0","id":call.id(),"error":{"code":-32601,"message":"m"}}),
+        ))
+        .ok();
         match call.next().await {
             CallEvent::Done(Err(UpstreamError::Rpc(e))) => assert_eq!(e["code"], -32601),
             other => panic!("{other:?}"),
         }
         match front.recv().await {
-            Some(ClientEvent::Notification { method, .. }) => assert_eq!(method, "notifications/message"),
+            Some(ClientEvent::Notification { method, .. }) => {
+                assert_eq!(method, "notifications/message")
+            }
             other => panic!("{other:?}"),
         }
     }
@@ -379,36 +459,68 @@ mod tests {
     #[tokio::test]
     async fn dropping_a_call_cancels_it_upstream() {
         let (client, rec, _tx, _f) = setup();
-        let call = client.request("tools/call", Map::new(), &RequestOptions::default()).expect("sent");
+        let call = client
+            .request("tools/call", Map::new(), &RequestOptions::default())
+            .expect("sent");
         let id = call.id();
         call.cancel("the client canceled the request");
-        let call2 = client.request("tools/call", Map::new(), &RequestOptions::default()).expect("sent");
+        let call2 = client
+            .request("tools/call", Map::new(), &RequestOptions::default())
+            .expect("sent");
         drop(call2);
         let frames = lock(&rec.frames).clone();
-        assert_eq!(frames[1], envelope::cancel_frame(id, "the client canceled the request"));
-        assert_eq!(frames[3]["params"]["reason"], "the client closed the connection");
+        assert_eq!(
+            frames[1],
+            envelope::cancel_frame(id, "the client canceled the request")
+        );
+        assert_eq!(
+            frames[3]["params"]["reason"],
+            "the client closed the connection"
+        );
         assert_eq!(frames.len(), 4);
     }
 
     #[tokio::test]
     async fn close_fails_every_call_and_later_requests() {
         let (client, _rec, tx, mut front) = setup();
-        let mut call = client.request("tools/call", Map::new(), &RequestOptions::default()).expect("sent");
+        let mut call = client
+            .request("tools/call", Map::new(), &RequestOptions::default())
+            .expect("sent");
         tx.send(TransportEvent::Closed).ok();
-        assert!(matches!(call.next().await, CallEvent::Done(Err(UpstreamError::Closed))));
-        assert!(matches!(client.request("x", Map::new(), &RequestOptions::default()), Err(UpstreamError::Closed)));
+        assert!(matches!(
+            call.next().await,
+            CallEvent::Done(Err(UpstreamError::Closed))
+        ));
+        assert!(matches!(
+            client.request("x", Map::new(), &RequestOptions::default()),
+            Err(UpstreamError::Closed)
+        ));
         tx.send(TransportEvent::Exited(ExitInfo::Code(3))).ok();
-        assert!(matches!(front.recv().await, Some(ClientEvent::Exited(ExitInfo::Code(3)))));
+        assert!(matches!(
+            front.recv().await,
+            Some(ClientEvent::Exited(ExitInfo::Code(3)))
+        ));
     }
 
     #[tokio::test]
     async fn a_bad_line_with_the_id_of_a_call_fails_that_call() {
         let (client, _rec, tx, _f) = setup();
-        let mut call = client.request("tools/call", Map::new(), &RequestOptions::default()).expect("sent");
-        let head = format!("{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{{\"x\":\"", call.id());
-        tx.send(TransportEvent::Line(RawLine::TooLong { head: head.into_bytes(), tail: b"xx\"}}".to_vec() })).ok();
+        let mut call = client
+            .request("tools/call", Map::new(), &RequestOptions::default())
+            .expect("sent");
+        let head = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{{\"x\":\"",
+            call.id()
+        );
+        tx.send(TransportEvent::Line(RawLine::TooLong {
+            head: head.into_bytes(),
+            tail: b"xx\"}}".to_vec(),
+        }))
+        .ok();
         match call.next().await {
-            CallEvent::Done(Err(UpstreamError::InvalidResponse(why))) => assert!(why.starts_with("line_too_long")),
+            CallEvent::Done(Err(UpstreamError::InvalidResponse(why))) => {
+                assert!(why.starts_with("line_too_long"))
+            }
             other => panic!("{other:?}"),
         }
     }

@@ -23,7 +23,12 @@ impl Envelope {
     /// progress token of the bridge (the upstream request id) when VS Code asked for progress,
     /// and the keys of VS Code that pass (R3). The keys of the protocol come last, so that no
     /// key of the client can replace them.
-    pub fn meta(&self, log_level: Option<&str>, progress_token: Option<i64>, passthrough: &Map<String, Value>) -> Value {
+    pub fn meta(
+        &self,
+        log_level: Option<&str>,
+        progress_token: Option<i64>,
+        passthrough: &Map<String, Value>,
+    ) -> Value {
         let mut meta = Map::new();
         for (k, v) in passthrough {
             meta.insert(k.clone(), v.clone());
@@ -63,7 +68,10 @@ mod tests {
     use serde_json::json;
 
     fn envelope() -> Envelope {
-        Envelope { client_info: json!({"name":"Visual Studio Code","version":"1.140.0"}), capabilities: json!({"roots":{}}) }
+        Envelope {
+            client_info: json!({"name":"Visual Studio Code","version":"1.140.0"}),
+            capabilities: json!({"roots":{}}),
+        }
     }
 
     #[test]
@@ -79,7 +87,10 @@ mod tests {
 
     #[test]
     fn r3_level_token_and_passthrough_keys() {
-        let pass = json!({"vscode.requestId":"r","traceparent":"t"}).as_object().cloned().unwrap_or_default();
+        let pass = json!({"vscode.requestId":"r","traceparent":"t"})
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
         let meta = envelope().meta(Some("info"), Some(7), &pass);
         assert_eq!(meta["io.modelcontextprotocol/logLevel"], "info");
         assert_eq!(meta["progressToken"], 7);
@@ -89,9 +100,15 @@ mod tests {
 
     #[test]
     fn request_frame_keeps_params_and_adds_meta() {
-        let params = json!({"name":"add","arguments":{"a":2,"b":3}}).as_object().cloned().unwrap_or_default();
+        let params = json!({"name":"add","arguments":{"a":2,"b":3}})
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
         let f = request_frame(3, "tools/call", params, json!({"k":1}));
-        assert_eq!(f, json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3},"_meta":{"k":1}}}));
+        assert_eq!(
+            f,
+            json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3},"_meta":{"k":1}}})
+        );
         assert_eq!(
             cancel_frame(3, "the client canceled the request"),
             json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"the client canceled the request"}})

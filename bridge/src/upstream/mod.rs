@@ -73,7 +73,11 @@ impl fmt::Display for UpstreamError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             UpstreamError::Rpc(e) => {
-                write!(f, "the upstream server answered with the error {}", e.get("code").unwrap_or(&Value::Null))
+                write!(
+                    f,
+                    "the upstream server answered with the error {}",
+                    e.get("code").unwrap_or(&Value::Null)
+                )
             }
             UpstreamError::Closed => write!(f, "the upstream server closed its output"),
             UpstreamError::InvalidResponse(why) => write!(f, "the response is not valid ({why})"),

@@ -37,14 +37,16 @@ impl StdioTransport {
     /// Starts `command` with `args`; its stderr is the bridge's stderr, so that its lines
     /// reach VS Code's Output channel.
     pub fn spawn(
-        command: &str,
-        args: &[String],
+        command: &std::ffi::OsStr,
+        args: &[std::ffi::OsString],
         max_line_bytes: usize,
         grace: Duration,
         events: mpsc::UnboundedSender<TransportEvent>,
     ) -> io::Result<Arc<StdioTransport>> {
         let mut wrap = CommandWrap::with_new(command, |c| {
-            c.args(args).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped());
+            c.args(args)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped());
             c.stderr(std::process::Stdio::inherit());
         });
         #[cfg(unix)]
@@ -54,8 +56,14 @@ impl StdioTransport {
         // On Windows this also makes the job kill its processes when the bridge ends.
         wrap.wrap(KillOnDrop);
         let mut child = wrap.spawn()?;
-        let stdin = child.stdin().take().ok_or_else(|| io::Error::other("no stdin pipe"))?;
-        let stdout = child.stdout().take().ok_or_else(|| io::Error::other("no stdout pipe"))?;
+        let stdin = child
+            .stdin()
+            .take()
+            .ok_or_else(|| io::Error::other("no stdin pipe"))?;
+        let stdout = child
+            .stdout()
+            .take()
+            .ok_or_else(|| io::Error::other("no stdout pipe"))?;
         let pid = child.id();
 
         let (writer_tx, writer_rx) = mpsc::unbounded_channel();
@@ -64,10 +72,28 @@ impl StdioTransport {
         let (exit_tx, exit_rx) = watch::channel(None);
 
         tokio::spawn(write_loop(stdin, writer_rx));
-        tokio::spawn(read_loop(stdout, max_line_bytes, events.clone(), Arc::clone(&stdout_closed)));
+        tokio::spawn(read_loop(
+            stdout,
+            max_line_bytes,
+            events.clone(),
+            Arc::clone(&stdout_closed),
+        ));
         let close_writer = writer_tx.clone();
-        tokio::spawn(supervise(child, grace, Arc::clone(&stop), stdout_closed, close_writer, events, exit_tx));
-        Ok(Arc::new(StdioTransport { writer: writer_tx, stop, exit: exit_rx, pid }))
+        tokio::spawn(supervise(
+            child,
+            grace,
+            Arc::clone(&stop),
+            stdout_closed,
+            close_writer,
+            events,
+            exit_tx,
+        ));
+        Ok(Arc::new(StdioTransport {
+            writer: writer_tx,
+            stop,
+            exit: exit_rx,
+            pid,
+        }))
     }
 }
 
@@ -112,7 +138,12 @@ async fn write_loop(mut stdin: ChildStdin, mut rx: mpsc::UnboundedReceiver<Write
     let _ = stdin.shutdown().await;
 }
 
-async fn read_loop(stdout: ChildStdout, max: usize, events: mpsc::UnboundedSender<TransportEvent>, closed: Arc<Notify>) {
+async fn read_loop(
+    stdout: ChildStdout,
+    max: usize,
+    events: mpsc::UnboundedSender<TransportEvent>,
+    closed: Arc<Notify>,
+) {
     let mut reader = LineReader::new(stdout, max);
     loop {
         match reader.next().await {
@@ -181,7 +212,10 @@ async fn supervise(
                 Phase::Killed
             }
             Phase::Killed | Phase::GaveUp => {
-                log::bridge(Level::Warn, "the upstream server did not stop after a kill signal");
+                log::bridge(
+                    Level::Warn,
+                    "the upstream server did not stop after a kill signal",
+                );
                 Phase::GaveUp
             }
         };
@@ -230,14 +264,24 @@ mod tests {
 
     async fn exited(t: &StdioTransport) -> Option<ExitInfo> {
         let mut w = t.exit_watch();
-        tokio::time::timeout(Duration::from_secs(10), w.wait_for(Option::is_some)).await.ok()?.ok().and_then(|v| *v)
+        tokio::time::timeout(Duration::from_secs(10), w.wait_for(Option::is_some))
+            .await
+            .ok()?
+            .ok()
+            .and_then(|v| *v)
     }
 
     #[tokio::test]
     async fn lines_flow_and_exit_code_is_reported() {
         let (tx, mut rx) = mpsc::unbounded_channel();
-        let t = StdioTransport::spawn("sh", &["-c".into(), "read l; echo \"$l\"; exit 3".into()], 1024, SHUTDOWN_GRACE, tx)
-            .expect("sh starts");
+        let t = StdioTransport::spawn(
+            "sh".as_ref(),
+            &["-c".into(), "read l; echo \"$l\"; exit 3".into()],
+            1024,
+            SHUTDOWN_GRACE,
+            tx,
+        )
+        .expect("sh starts");
         assert!(t.send(&serde_json::json!({"a":1})));
         match rx.recv().await {
             Some(TransportEvent::Line(RawLine::Line(l))) => assert_eq!(l, b"{\"a\":1}"),
@@ -249,7 +293,14 @@ mod tests {
     #[tokio::test]
     async fn stop_closes_stdin_first() {
         let (tx, _rx) = mpsc::unbounded_channel();
-        let t = StdioTransport::spawn("sh", &["-c".into(), "cat >/dev/null; exit 0".into()], 1024, SHUTDOWN_GRACE, tx).expect("sh");
+        let t = StdioTransport::spawn(
+            "sh".as_ref(),
+            &["-c".into(), "cat >/dev/null; exit 0".into()],
+            1024,
+            SHUTDOWN_GRACE,
+            tx,
+        )
+        .expect("sh");
         let start = Instant::now();
         t.stop();
         assert_eq!(exited(&t).await, Some(ExitInfo::Code(0)));
@@ -260,7 +311,14 @@ mod tests {
     async fn a_child_that_ignores_stdin_gets_the_termination_signal() {
         let (tx, _rx) = mpsc::unbounded_channel();
         let grace = Duration::from_millis(200);
-        let t = StdioTransport::spawn("sh", &["-c".into(), "exec sleep 30".into()], 1024, grace, tx).expect("sh");
+        let t = StdioTransport::spawn(
+            "sh".as_ref(),
+            &["-c".into(), "exec sleep 30".into()],
+            1024,
+            grace,
+            tx,
+        )
+        .expect("sh");
         t.stop();
         assert_eq!(exited(&t).await, Some(ExitInfo::Signal(15)));
     }
@@ -269,8 +327,17 @@ mod tests {
     async fn a_child_that_ignores_the_termination_signal_is_killed() {
         let (tx, _rx) = mpsc::unbounded_channel();
         let grace = Duration::from_millis(200);
-        let t = StdioTransport::spawn("sh", &["-c".into(), "trap '' TERM; while :; do sleep 0.05; done".into()], 1024, grace, tx)
-            .expect("sh");
+        let t = StdioTransport::spawn(
+            "sh".as_ref(),
+            &[
+                "-c".into(),
+                "trap '' TERM; while :; do sleep 0.05; done".into(),
+            ],
+            1024,
+            grace,
+            tx,
+        )
+        .expect("sh");
         t.stop();
         assert_eq!(exited(&t).await, Some(ExitInfo::Signal(9)));
     }
@@ -279,7 +346,14 @@ mod tests {
     async fn closing_stdout_while_running_is_noticed_and_stopped() {
         let (tx, mut rx) = mpsc::unbounded_channel();
         let grace = Duration::from_millis(200);
-        let t = StdioTransport::spawn("sh", &["-c".into(), "exec >&-; exec sleep 30 <&-".into()], 1024, grace, tx).expect("sh");
+        let t = StdioTransport::spawn(
+            "sh".as_ref(),
+            &["-c".into(), "exec >&-; exec sleep 30 <&-".into()],
+            1024,
+            grace,
+            tx,
+        )
+        .expect("sh");
         assert!(matches!(rx.recv().await, Some(TransportEvent::Closed)));
         assert_eq!(exited(&t).await, Some(ExitInfo::Signal(15)));
     }
@@ -287,6 +361,15 @@ mod tests {
     #[tokio::test]
     async fn a_command_that_does_not_exist_fails_to_spawn() {
         let (tx, _rx) = mpsc::unbounded_channel();
-        assert!(StdioTransport::spawn("/nonexistent/upstream", &[], 1024, SHUTDOWN_GRACE, tx).is_err());
+        assert!(
+            StdioTransport::spawn(
+                "/nonexistent/upstream".as_ref(),
+                &[],
+                1024,
+                SHUTDOWN_GRACE,
+                tx
+            )
+            .is_err()
+        );
     }
 }

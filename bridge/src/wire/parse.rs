@@ -13,10 +13,20 @@ pub const MAX_DEPTH: usize = 128;
 /// A message that passed the checks.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Message {
-    Request { id: Value, method: String, params: Option<Value> },
-    Notification { method: String, params: Option<Value> },
+    Request {
+        id: Value,
+        method: String,
+        params: Option<Value>,
+    },
+    Notification {
+        method: String,
+        params: Option<Value>,
+    },
     /// A response: `Ok(result)` or `Err(error object)`.
-    Response { id: Value, body: Result<Value, Value> },
+    Response {
+        id: Value,
+        body: Result<Value, Value>,
+    },
 }
 
 /// The outcome of one line.
@@ -24,10 +34,16 @@ pub enum Message {
 pub enum Parsed {
     Message(Message),
     /// The line gets an error response with this id (`null` when none was recovered).
-    Invalid { id: Value, cause: Cause, detail: Option<String> },
+    Invalid {
+        id: Value,
+        cause: Cause,
+        detail: Option<String>,
+    },
     /// M2: a bad line whose id is a request id of the bridge (`b-…`): it is the client's
     /// answer to that request, and it is not valid. No error goes out.
-    BadAnswer { id: String },
+    BadAnswer {
+        id: String,
+    },
     /// A response that cannot be matched (no valid id): dropped without a word.
     Dropped,
 }
@@ -51,12 +67,20 @@ fn invalid(id: Option<Value>, cause: Cause, detail: Option<String>) -> Parsed {
             return Parsed::BadAnswer { id: s.clone() };
         }
     }
-    Parsed::Invalid { id: id.unwrap_or(Value::Null), cause, detail }
+    Parsed::Invalid {
+        id: id.unwrap_or(Value::Null),
+        cause,
+        detail,
+    }
 }
 
 /// A line over `--max-line-bytes`: -32600 `line_too_long` with the recovered id.
 pub fn too_long(head: &[u8], tail: &[u8], limit: usize) -> Parsed {
-    invalid(recover_id(head, tail), Cause::LineTooLong, Some(format!("limit: {limit} bytes")))
+    invalid(
+        recover_id(head, tail),
+        Cause::LineTooLong,
+        Some(format!("limit: {limit} bytes")),
+    )
 }
 
 /// Parses one line (without its newline).
@@ -88,7 +112,11 @@ fn retry_after_error(line: &[u8], error: &serde_json::Error) -> Option<Value> {
 fn syntax_error(line: &[u8], error: &serde_json::Error) -> Parsed {
     let id = recover_id(line, line);
     if error.to_string().starts_with("recursion limit exceeded") {
-        return invalid(id, Cause::TooDeep, Some(format!("limit: {MAX_DEPTH} levels")));
+        return invalid(
+            id,
+            Cause::TooDeep,
+            Some(format!("limit: {MAX_DEPTH} levels")),
+        );
     }
     invalid(id, Cause::ParseError, None)
 }
@@ -125,8 +153,14 @@ fn response(mut obj: Map<String, Value>, id: Option<Value>) -> Parsed {
         return Parsed::Dropped;
     };
     match (result, error) {
-        (Some(result), None) => Parsed::Message(Message::Response { id, body: Ok(result) }),
-        (None, Some(error)) => Parsed::Message(Message::Response { id, body: Err(error) }),
+        (Some(result), None) => Parsed::Message(Message::Response {
+            id,
+            body: Ok(result),
+        }),
+        (None, Some(error)) => Parsed::Message(Message::Response {
+            id,
+            body: Err(error),
+        }),
         _ => invalid(Some(id), Cause::InvalidRequestShape, None),
     }
 }
@@ -147,32 +181,53 @@ mod tests {
     fn requests_notifications_and_responses() {
         assert_eq!(
             parse_line(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
-            Parsed::Message(Message::Request { id: json!(1), method: "ping".into(), params: None })
+            Parsed::Message(Message::Request {
+                id: json!(1),
+                method: "ping".into(),
+                params: None
+            })
         );
         // VS Code puts jsonrpc last in notifications.
         assert_eq!(
-            parse_line(br#"{"method":"notifications/cancelled","params":{"requestId":7},"jsonrpc":"2.0"}"#),
-            Parsed::Message(Message::Notification { method: "notifications/cancelled".into(), params: Some(json!({"requestId":7})) })
+            parse_line(
+                br#"{"method":"notifications/cancelled","params":{"requestId":7},"jsonrpc":"2.0"}"#
+            ),
+            Parsed::Message(Message::Notification {
+                method: "notifications/cancelled".into(),
+                params: Some(json!({"requestId":7}))
+            })
         );
         assert_eq!(
             parse_line(br#"{"jsonrpc":"2.0","id":"b-1","result":{"action":"accept"}}"#),
-            Parsed::Message(Message::Response { id: json!("b-1"), body: Ok(json!({"action":"accept"})) })
+            Parsed::Message(Message::Response {
+                id: json!("b-1"),
+                body: Ok(json!({"action":"accept"}))
+            })
         );
         assert_eq!(
             parse_line(br#"{"jsonrpc":"2.0","id":3,"error":{"code":1,"message":"m"}}"#),
-            Parsed::Message(Message::Response { id: json!(3), body: Err(json!({"code":1,"message":"m"})) })
+            Parsed::Message(Message::Response {
+                id: json!(3),
+                body: Err(json!({"code":1,"message":"m"}))
+            })
         );
     }
 
     #[test]
     fn parse_error_with_recovered_id() {
-        assert_eq!(err(br#"{"jsonrpc":"2.0","id":5,"method":"x","params":{"#), (json!(5), Cause::ParseError, None));
+        assert_eq!(
+            err(br#"{"jsonrpc":"2.0","id":5,"method":"x","params":{"#),
+            (json!(5), Cause::ParseError, None)
+        );
         assert_eq!(err(b"not json"), (Value::Null, Cause::ParseError, None));
     }
 
     #[test]
     fn invalid_utf8_is_a_parse_error_with_the_id() {
-        assert_eq!(err(b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"\xff\"}"), (json!(9), Cause::ParseError, None));
+        assert_eq!(
+            err(b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"\xff\"}"),
+            (json!(9), Cause::ParseError, None)
+        );
     }
 
     #[test]
@@ -181,7 +236,10 @@ mod tests {
         line.extend(std::iter::repeat_n(b'[', 200));
         line.extend(std::iter::repeat_n(b']', 200));
         line.push(b'}');
-        assert_eq!(err(&line), (json!(4), Cause::TooDeep, Some("limit: 128 levels".into())));
+        assert_eq!(
+            err(&line),
+            (json!(4), Cause::TooDeep, Some("limit: 128 levels".into()))
+        );
         // 100 levels pass.
         let mut ok = br#"{"jsonrpc":"2.0","id":4,"method":"x","params":"#.to_vec();
         ok.extend(std::iter::repeat_n(b'[', 100));
@@ -192,40 +250,98 @@ mod tests {
 
     #[test]
     fn invalid_shapes() {
-        assert_eq!(err(br#"{"jsonrpc":"1.0","id":2,"method":"x"}"#), (json!(2), Cause::InvalidRequestShape, None));
-        assert_eq!(err(br#"{"id":2,"method":"x"}"#), (json!(2), Cause::InvalidRequestShape, None));
-        assert_eq!(err(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#), (Value::Null, Cause::InvalidRequestShape, None));
+        assert_eq!(
+            err(br#"{"jsonrpc":"1.0","id":2,"method":"x"}"#),
+            (json!(2), Cause::InvalidRequestShape, None)
+        );
+        assert_eq!(
+            err(br#"{"id":2,"method":"x"}"#),
+            (json!(2), Cause::InvalidRequestShape, None)
+        );
+        assert_eq!(
+            err(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#),
+            (Value::Null, Cause::InvalidRequestShape, None)
+        );
         assert_eq!(err(b"3"), (Value::Null, Cause::InvalidRequestShape, None));
-        assert_eq!(err(br#"{"jsonrpc":"2.0","id":2,"method":5}"#), (json!(2), Cause::InvalidRequestShape, None));
-        assert_eq!(err(br#"{"jsonrpc":"2.0","id":null,"method":"x"}"#), (Value::Null, Cause::InvalidRequestShape, None));
-        assert_eq!(err(br#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#), (Value::Null, Cause::InvalidRequestShape, None));
-        assert_eq!(err(br#"{"jsonrpc":"2.0","id":{},"method":"x"}"#), (Value::Null, Cause::InvalidRequestShape, None));
-        assert_eq!(err(br#"{"jsonrpc":"2.0","id":1}"#), (json!(1), Cause::InvalidRequestShape, None));
-        assert_eq!(err(br#"{"jsonrpc":"2.0","id":1,"result":1,"error":{}}"#), (json!(1), Cause::InvalidRequestShape, None));
+        assert_eq!(
+            err(br#"{"jsonrpc":"2.0","id":2,"method":5}"#),
+            (json!(2), Cause::InvalidRequestShape, None)
+        );
+        assert_eq!(
+            err(br#"{"jsonrpc":"2.0","id":null,"method":"x"}"#),
+            (Value::Null, Cause::InvalidRequestShape, None)
+        );
+        assert_eq!(
+            err(br#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#),
+            (Value::Null, Cause::InvalidRequestShape, None)
+        );
+        assert_eq!(
+            err(br#"{"jsonrpc":"2.0","id":{},"method":"x"}"#),
+            (Value::Null, Cause::InvalidRequestShape, None)
+        );
+        assert_eq!(
+            err(br#"{"jsonrpc":"2.0","id":1}"#),
+            (json!(1), Cause::InvalidRequestShape, None)
+        );
+        assert_eq!(
+            err(br#"{"jsonrpc":"2.0","id":1,"result":1,"error":{}}"#),
+            (json!(1), Cause::InvalidRequestShape, None)
+        );
     }
 
     #[test]
     fn responses_without_a_valid_id_are_dropped() {
-        assert_eq!(parse_line(br#"{"jsonrpc":"2.0","id":null,"result":{}}"#), Parsed::Dropped);
-        assert_eq!(parse_line(br#"{"jsonrpc":"2.0","result":{}}"#), Parsed::Dropped);
-        assert_eq!(parse_line(br#"{"jsonrpc":"2.0","id":[1],"error":{}}"#), Parsed::Dropped);
+        assert_eq!(
+            parse_line(br#"{"jsonrpc":"2.0","id":null,"result":{}}"#),
+            Parsed::Dropped
+        );
+        assert_eq!(
+            parse_line(br#"{"jsonrpc":"2.0","result":{}}"#),
+            Parsed::Dropped
+        );
+        assert_eq!(
+            parse_line(br#"{"jsonrpc":"2.0","id":[1],"error":{}}"#),
+            Parsed::Dropped
+        );
     }
 
     #[test]
     fn m2_bad_answer_to_a_bridge_request_is_no_error() {
-        assert_eq!(parse_line(br#"{"jsonrpc":"2.0","id":"b-4","result":"#), Parsed::BadAnswer { id: "b-4".into() });
-        assert_eq!(too_long(br#"{"jsonrpc":"2.0","id":"b-2","#, b"", 10), Parsed::BadAnswer { id: "b-2".into() });
+        assert_eq!(
+            parse_line(br#"{"jsonrpc":"2.0","id":"b-4","result":"#),
+            Parsed::BadAnswer { id: "b-4".into() }
+        );
+        assert_eq!(
+            too_long(br#"{"jsonrpc":"2.0","id":"b-2","#, b"", 10),
+            Parsed::BadAnswer { id: "b-2".into() }
+        );
     }
 
     #[test]
     fn too_long_recovers_the_id_from_head_or_tail() {
         assert_eq!(
-            too_long(br#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"a":"xxxx"#, b"xxxx\"}}", 64),
-            Parsed::Invalid { id: json!(12), cause: Cause::LineTooLong, detail: Some("limit: 64 bytes".into()) }
+            too_long(
+                br#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"a":"xxxx"#,
+                b"xxxx\"}}",
+                64
+            ),
+            Parsed::Invalid {
+                id: json!(12),
+                cause: Cause::LineTooLong,
+                detail: Some("limit: 64 bytes".into())
+            }
         );
         assert_eq!(
-            too_long(br#"{"method":"tools/call","params":{"a":"xxxx"#, br#"xxxx"}},"jsonrpc":"2.0","id":"r-9"}"#, 64),
-            Parsed::Invalid { id: json!("r-9"), cause: Cause::LineTooLong, detail: Some("limit: 64 bytes".into()) }
+            too_long(
+                br#"{"method":"tools/call","params":{"a":"xxxx"#,
+                br#"xxxx"}},"jsonrpc":"2.0","id":"r-9"}"#,
+                64
+            ),
+            Parsed::Invalid {
+                id: json!("r-9"),
+                cause: Cause::LineTooLong,
+                detail: Some("limit: 64 bytes".into())
+            }
         );
     }
 
@@ -233,7 +349,9 @@ mod tests {
     fn lone_surrogates_of_vscode_are_replaced() {
         let line = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"t":"a\ud800b\udc00","ok":"\ud83d\ude00"}}"#;
         match parse_line(line) {
-            Parsed::Message(Message::Request { params: Some(p), .. }) => {
+            Parsed::Message(Message::Request {
+                params: Some(p), ..
+            }) => {
                 assert_eq!(p["t"], "a\u{fffd}b\u{fffd}");
                 assert_eq!(p["ok"], "\u{1F600}");
             }

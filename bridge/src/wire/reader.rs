@@ -31,7 +31,10 @@ pub struct LineReader<R> {
 
 impl<R: AsyncRead + Unpin> LineReader<R> {
     pub fn new(inner: R, max: usize) -> Self {
-        LineReader { inner: BufReader::with_capacity(BUFFER_BYTES, inner), max }
+        LineReader {
+            inner: BufReader::with_capacity(BUFFER_BYTES, inner),
+            max,
+        }
     }
 
     /// The next line that is not blank (spaces and tabs only), or the end of input.
@@ -70,7 +73,10 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                     head.extend_from_slice(&chunk[..chunk.len().min(KEEP_BYTES)]);
                     head.truncate(KEEP_BYTES);
                     let mut tail = Vec::new();
-                    keep_tail(&mut tail, &before[before.len().saturating_sub(KEEP_BYTES)..]);
+                    keep_tail(
+                        &mut tail,
+                        &before[before.len().saturating_sub(KEEP_BYTES)..],
+                    );
                     keep_tail(&mut tail, chunk);
                     over = Some((head, tail));
                 }
@@ -134,7 +140,11 @@ mod tests {
         let got = read_all(b"a\r\n\n  \t\n{\"b\":1}\nlast", 100).await;
         assert_eq!(
             got,
-            vec![RawLine::Line(b"a".to_vec()), RawLine::Line(b"{\"b\":1}".to_vec()), RawLine::Line(b"last".to_vec())]
+            vec![
+                RawLine::Line(b"a".to_vec()),
+                RawLine::Line(b"{\"b\":1}".to_vec()),
+                RawLine::Line(b"last".to_vec())
+            ]
         );
         assert!(read_all(b"", 10).await.is_empty());
     }
@@ -143,7 +153,13 @@ mod tests {
     async fn line_at_the_limit_passes_and_one_over_is_too_long() {
         let got = read_all(b"12345\n123456\nok\n", 5).await;
         assert_eq!(got[0], RawLine::Line(b"12345".to_vec()));
-        assert_eq!(got[1], RawLine::TooLong { head: b"123456".to_vec(), tail: b"123456".to_vec() });
+        assert_eq!(
+            got[1],
+            RawLine::TooLong {
+                head: b"123456".to_vec(),
+                tail: b"123456".to_vec()
+            }
+        );
         assert_eq!(got[2], RawLine::Line(b"ok".to_vec()));
     }
 

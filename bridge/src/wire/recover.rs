@@ -113,7 +113,10 @@ impl<'a> Scanner<'a> {
                 }
             }
             _ => {
-                while !matches!(self.peek()?, b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n') {
+                while !matches!(
+                    self.peek()?,
+                    b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n'
+                ) {
                     self.pos += 1;
                 }
             }
@@ -157,11 +160,20 @@ pub fn recover_trailing_id(bytes: &[u8]) -> Option<Value> {
             if raw.iter().any(|b| *b < 0x20) {
                 return None;
             }
-            (Value::from(serde_json::from_slice::<String>(raw).ok()?), &body[..start])
+            (
+                Value::from(serde_json::from_slice::<String>(raw).ok()?),
+                &body[..start],
+            )
         }
         _ => {
-            let start = body.iter().rposition(|b| !(b.is_ascii_digit() || *b == b'-')).map_or(0, |p| p + 1);
-            let mut s = Scanner { bytes: &body[start..], pos: 0 };
+            let start = body
+                .iter()
+                .rposition(|b| !(b.is_ascii_digit() || *b == b'-'))
+                .map_or(0, |p| p + 1);
+            let mut s = Scanner {
+                bytes: &body[start..],
+                pos: 0,
+            };
             let mut with_end = s.bytes.to_vec();
             with_end.push(b'}');
             s.bytes = &with_end;
@@ -178,7 +190,10 @@ pub fn recover_trailing_id(bytes: &[u8]) -> Option<Value> {
 }
 
 fn trim_end(bytes: &[u8]) -> &[u8] {
-    let end = bytes.iter().rposition(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n')).map_or(0, |p| p + 1);
+    let end = bytes
+        .iter()
+        .rposition(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+        .map_or(0, |p| p + 1);
     &bytes[..end]
 }
 
@@ -204,17 +219,27 @@ mod tests {
 
     #[test]
     fn leading_id_kinds() {
-        assert_eq!(recover_leading_id(br#"{"jsonrpc":"2.0","id":7,"method":"x""#), Some(json!(7)));
+        assert_eq!(
+            recover_leading_id(br#"{"jsonrpc":"2.0","id":7,"method":"x""#),
+            Some(json!(7))
+        );
         assert_eq!(recover_leading_id(br#"{"id":"abc","#), Some(json!("abc")));
-        assert_eq!(recover_leading_id(br#" { "id" : "a\"b\u0041" , "#), Some(json!("a\"bA")));
+        assert_eq!(
+            recover_leading_id(br#" { "id" : "a\"b\u0041" , "#),
+            Some(json!("a\"bA"))
+        );
         assert_eq!(recover_leading_id(br#"{"id":-3}"#), Some(json!(-3)));
-        assert_eq!(recover_leading_id(br#"{"id":18446744073709551615,"#), Some(json!(u64::MAX)));
+        assert_eq!(
+            recover_leading_id(br#"{"id":18446744073709551615,"#),
+            Some(json!(u64::MAX))
+        );
         assert_eq!(recover_leading_id(br#"{"id":b-1,"#), None);
     }
 
     #[test]
     fn leading_id_skips_nested_ids() {
-        let line = br#"{"method":"tools/call","params":{"id":99,"a":[{"id":5}],"s":"}"},"id":12,"x":1}"#;
+        let line =
+            br#"{"method":"tools/call","params":{"id":99,"a":[{"id":5}],"s":"}"},"id":12,"x":1}"#;
         assert_eq!(recover_leading_id(line), Some(json!(12)));
     }
 
@@ -233,16 +258,30 @@ mod tests {
             b"{\"id\":\"\xff\xfe\",",
             br#"{"id":true,"#,
         ] {
-            assert_eq!(recover_leading_id(bad), None, "{}", String::from_utf8_lossy(bad));
+            assert_eq!(
+                recover_leading_id(bad),
+                None,
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
         }
     }
 
     #[test]
     fn trailing_id_of_the_typescript_sdk() {
-        assert_eq!(recover_trailing_id(br#"xxxx"}},"jsonrpc":"2.0","id":4}"#), Some(json!(4)));
-        assert_eq!(recover_trailing_id(b"xxxx\"}}, \"id\" : \"s-\\\"1\" }\r\n"), Some(json!("s-\"1")));
+        assert_eq!(
+            recover_trailing_id(br#"xxxx"}},"jsonrpc":"2.0","id":4}"#),
+            Some(json!(4))
+        );
+        assert_eq!(
+            recover_trailing_id(b"xxxx\"}}, \"id\" : \"s-\\\"1\" }\r\n"),
+            Some(json!("s-\"1"))
+        );
         assert_eq!(recover_trailing_id(br#"{"id":-12}"#), Some(json!(-12)));
-        assert_eq!(recover_trailing_id(br#"xx"],"id":"b-3"}"#), Some(json!("b-3")));
+        assert_eq!(
+            recover_trailing_id(br#"xx"],"id":"b-3"}"#),
+            Some(json!("b-3"))
+        );
     }
 
     #[test]
@@ -257,14 +296,22 @@ mod tests {
             br#"xx,"id":1e5}"#,
             br#"id":4}"#,
         ] {
-            assert_eq!(recover_trailing_id(bad), None, "{}", String::from_utf8_lossy(bad));
+            assert_eq!(
+                recover_trailing_id(bad),
+                None,
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
         }
     }
 
     #[test]
     fn recover_prefers_the_head() {
         assert_eq!(recover_id(br#"{"id":1,"#, br#","id":2}"#), Some(json!(1)));
-        assert_eq!(recover_id(br#"{"params":{"#, br#","id":2}"#), Some(json!(2)));
+        assert_eq!(
+            recover_id(br#"{"params":{"#, br#","id":2}"#),
+            Some(json!(2))
+        );
         assert_eq!(recover_id(b"garbage", b"garbage"), None);
     }
 }

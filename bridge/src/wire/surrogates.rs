@@ -20,7 +20,9 @@ pub fn replace_lone_surrogates(text: &str) -> Option<String> {
             b'\\' if in_string => {
                 if let Some(unit) = hex_escape(bytes, i) {
                     if (0xD800..0xDC00).contains(&unit) {
-                        if hex_escape(bytes, i + 6).is_some_and(|low| (0xDC00..0xE000).contains(&low)) {
+                        if hex_escape(bytes, i + 6)
+                            .is_some_and(|low| (0xDC00..0xE000).contains(&low))
+                        {
                             i += 12;
                             continue;
                         }
@@ -63,12 +65,28 @@ mod tests {
 
     #[test]
     fn lone_high_and_low_surrogates_are_replaced_pairs_kept() {
-        assert_eq!(replace_lone_surrogates(r#"{"a":"x\ud800y"}"#).as_deref(), Some(r#"{"a":"x\ufffdy"}"#));
-        assert_eq!(replace_lone_surrogates(r#"{"a":"\uDC00"}"#).as_deref(), Some(r#"{"a":"\ufffd"}"#));
-        assert_eq!(replace_lone_surrogates(r#"{"a":"\ud800\ud800\udc00"}"#).as_deref(), Some(r#"{"a":"\ufffd\ud800\udc00"}"#));
+        assert_eq!(
+            replace_lone_surrogates(r#"{"a":"x\ud800y"}"#).as_deref(),
+            Some(r#"{"a":"x\ufffdy"}"#)
+        );
+        assert_eq!(
+            replace_lone_surrogates(r#"{"a":"\uDC00"}"#).as_deref(),
+            Some(r#"{"a":"\ufffd"}"#)
+        );
+        assert_eq!(
+            replace_lone_surrogates(r#"{"a":"\ud800\ud800\udc00"}"#).as_deref(),
+            Some(r#"{"a":"\ufffd\ud800\udc00"}"#)
+        );
         assert_eq!(replace_lone_surrogates(r#"{"a":"\ud83d\ude00"}"#), None);
-        assert_eq!(replace_lone_surrogates(r#"{"a":"\\ud800"}"#), None, "an escaped backslash is no escape");
+        assert_eq!(
+            replace_lone_surrogates(r#"{"a":"\\ud800"}"#),
+            None,
+            "an escaped backslash is no escape"
+        );
         assert_eq!(replace_lone_surrogates(r#"{"a":"é\u0041"}"#), None);
-        assert_eq!(replace_lone_surrogates(r#"{"a":"\ud800"#).as_deref(), Some(r#"{"a":"\ufffd"#));
+        assert_eq!(
+            replace_lone_surrogates(r#"{"a":"\ud800"#).as_deref(),
+            Some(r#"{"a":"\ufffd"#)
+        );
     }
 }

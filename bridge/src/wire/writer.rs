@@ -46,7 +46,10 @@ where
     (Outbox { tx }, handle)
 }
 
-async fn write_loop<W: AsyncWrite + Unpin>(mut sink: W, mut rx: mpsc::UnboundedReceiver<Out>) -> io::Result<()> {
+async fn write_loop<W: AsyncWrite + Unpin>(
+    mut sink: W,
+    mut rx: mpsc::UnboundedReceiver<Out>,
+) -> io::Result<()> {
     while let Some(out) = rx.recv().await {
         match out {
             Out::Frame(mut bytes) => {
@@ -78,8 +81,13 @@ mod tests {
         outbox.close();
         assert!(handle.await.is_ok());
         let mut out = String::new();
-        tokio::io::AsyncReadExt::read_to_string(&mut server, &mut out).await.ok();
-        assert_eq!(out, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n{\"text\":\"a\\nb\"}\n");
+        tokio::io::AsyncReadExt::read_to_string(&mut server, &mut out)
+            .await
+            .ok();
+        assert_eq!(
+            out,
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n{\"text\":\"a\\nb\"}\n"
+        );
         assert!(!outbox.send(&json!(1)), "closed writer refuses frames");
     }
 }

@@ -110,10 +110,10 @@ pub fn ask_form(call: &Call<'_>) -> Outcome {
         mrtr::form("Tell us about you.", profile_schema()),
         need_form,
     );
-    match round(call.context, answers(call), vec![ask], None)? {
+    match round(call.context, answers(call), [ask], None)? {
         Round::Ask(result) => Ok(result.into()),
-        Round::Done(done) => {
-            let text = action_text("profile", done[0], true)?;
+        Round::Done([answer]) => {
+            let text = action_text("profile", answer, true)?;
             Ok(text_result(format!("form: {text}")).into())
         }
     }
@@ -125,10 +125,10 @@ fn url_ask(key: &str, message: &str, url: &str) -> Ask {
 
 pub fn ask_url(call: &Call<'_>) -> Outcome {
     let ask = url_ask("auth", "Sign in to continue.", AUTH_URL);
-    match round(call.context, answers(call), vec![ask], None)? {
+    match round(call.context, answers(call), [ask], None)? {
         Round::Ask(result) => Ok(result.into()),
-        Round::Done(done) => {
-            let text = action_text("auth", done[0], false)?;
+        Round::Done([answer]) => {
+            let text = action_text("auth", answer, false)?;
             Ok(text_result(format!("url: {text}")).into())
         }
     }
@@ -136,10 +136,10 @@ pub fn ask_url(call: &Call<'_>) -> Outcome {
 
 pub fn ask_bad_url(call: &Call<'_>) -> Outcome {
     let ask = url_ask("file", "Open the file.", BAD_URL);
-    match round(call.context, answers(call), vec![ask], None)? {
+    match round(call.context, answers(call), [ask], None)? {
         Round::Ask(result) => Ok(result.into()),
-        Round::Done(done) => {
-            let text = action_text("file", done[0], false)?;
+        Round::Done([answer]) => {
+            let text = action_text("file", answer, false)?;
             Ok(text_result(format!("url: {text}")).into())
         }
     }
@@ -177,19 +177,14 @@ pub fn ask_url_twice(call: &Call<'_>) -> Outcome {
     let Some(answer) = answer else {
         // Round 1, or a retry without the answer: ask (again) in the same round.
         let state = Some(twice_state(done_round.max(1)));
-        return match round(call.context, Answers(None), vec![ask()], state)? {
+        return match round(call.context, Answers(None), [ask()], state)? {
             Round::Ask(result) => Ok(result.into()),
             Round::Done(_) => Err(bad_state().into()),
         };
     };
     let text = action_text("auth", answer, false)?;
     if done_round == 1 && !args.complete {
-        return match round(
-            call.context,
-            Answers(None),
-            vec![ask()],
-            Some(twice_state(2)),
-        )? {
+        return match round(call.context, Answers(None), [ask()], Some(twice_state(2)))? {
             Round::Ask(result) => Ok(result.into()),
             Round::Done(_) => Err(bad_state().into()),
         };
@@ -210,9 +205,9 @@ pub fn sample(call: &Call<'_>) -> Outcome {
         mrtr::sampling("Say hello.", 50, None),
         need_sampling,
     );
-    match round(call.context, answers(call), vec![ask], None)? {
+    match round(call.context, answers(call), [ask], None)? {
         Round::Ask(result) => Ok(result.into()),
-        Round::Done(done) => Ok(text_result(sampled(done[0])).into()),
+        Round::Done([answer]) => Ok(text_result(sampled(answer)).into()),
     }
 }
 
@@ -225,18 +220,18 @@ pub fn sample_tools(call: &Call<'_>) -> Outcome {
         mrtr::sampling("Look up the weather.", 50, Some(tools)),
         need_sampling_tools,
     );
-    match round(call.context, answers(call), vec![ask], None)? {
+    match round(call.context, answers(call), [ask], None)? {
         Round::Ask(result) => Ok(result.into()),
-        Round::Done(done) => Ok(text_result(sampled(done[0])).into()),
+        Round::Done([answer]) => Ok(text_result(sampled(answer)).into()),
     }
 }
 
 pub fn list_roots(call: &Call<'_>) -> Outcome {
     let ask = Ask::new("roots", mrtr::roots(), need_roots);
-    match round(call.context, answers(call), vec![ask], None)? {
+    match round(call.context, answers(call), [ask], None)? {
         Round::Ask(result) => Ok(result.into()),
-        Round::Done(done) => {
-            let uris = mrtr::root_uris("roots", done[0])?;
+        Round::Done([answer]) => {
+            let uris = mrtr::root_uris("roots", answer)?;
             Ok(text_result(format!("roots: {}", uris.join("\n"))).into())
         }
     }
@@ -249,14 +244,14 @@ pub fn multi(call: &Call<'_>) -> Outcome {
         "properties": {"name": {"type": "string"}},
         "required": ["name"]
     });
-    let asks = vec![
+    let asks = [
         Ask::new("name", mrtr::form("Your name?", schema), need_form),
         Ask::new("roots", mrtr::roots(), need_roots),
     ];
     match round(call.context, answers(call), asks, None)? {
         Round::Ask(result) => Ok(result.into()),
-        Round::Done(done) => {
-            let form = elicited("name", done[0])?;
+        Round::Done([name_answer, roots_answer]) => {
+            let form = elicited("name", name_answer)?;
             let name = form
                 .content
                 .as_ref()
@@ -264,7 +259,7 @@ pub fn multi(call: &Call<'_>) -> Outcome {
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_string();
-            let roots = mrtr::root_uris("roots", done[1])?;
+            let roots = mrtr::root_uris("roots", roots_answer)?;
             let text = format!("name: {name} ({}); roots: {}", form.action, roots.len());
             Ok(text_result(text).into())
         }
@@ -278,9 +273,8 @@ pub fn many_inputs(call: &Call<'_>) -> Outcome {
     if answers.present() {
         return Ok(text_result(format!("answers: {}", answers.len())).into());
     }
-    let asks = (0..MANY_INPUTS)
-        .map(|i| Ask::new(&format!("r{i}"), mrtr::roots(), need_roots))
-        .collect();
+    let asks: [Ask; MANY_INPUTS] =
+        std::array::from_fn(|i| Ask::new(&format!("r{i}"), mrtr::roots(), need_roots));
     match round(call.context, Answers(None), asks, None)? {
         Round::Ask(result) => Ok(result.into()),
         Round::Done(done) => Ok(text_result(format!("answers: {}", done.len())).into()),

@@ -1,0 +1,53 @@
+//! The watchdog of the stop sequence: VS Code sends no signal on POSIX when the extension
+//! host removes the handler, so the bridge stops itself. If it has not stopped 8 s after the
+//! end of stdin, it writes the warning line, kills the upstream's process group and exits 0.
+//!
+//! A plain thread, not a task: it must work when the runtime is stuck.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use crate::log::{self, Level};
+
+/// The time from the end of stdin to the watchdog.
+pub const WATCHDOG_AFTER: Duration = Duration::from_secs(8);
+
+/// Starts the watchdog thread.
+pub fn arm(upstream_pid: Arc<AtomicU32>, after: Duration) {
+    let spawned = std::thread::Builder::new()
+        .name("watchdog".into())
+        .spawn(move || {
+            std::thread::sleep(after);
+            log::vscode(
+                Level::Warn,
+                &format!(
+                    "the bridge did not stop in {} s after the end of stdin, thus it stops now",
+                    after.as_secs()
+                ),
+            );
+            kill_upstream(&upstream_pid);
+            std::process::exit(0);
+        });
+    if spawned.is_err() {
+        log::vscode(Level::Warn, "cannot start the watchdog");
+    }
+}
+
+/// Kills the process group of the upstream (POSIX). On Windows the job object of the child
+/// ends with the bridge, because the job kills its processes when its last handle closes.
+pub fn kill_upstream(upstream_pid: &AtomicU32) {
+    let pid = upstream_pid.load(Ordering::SeqCst);
+    if pid == 0 {
+        return;
+    }
+    #[cfg(unix)]
+    {
+        if let Ok(pid) = i32::try_from(pid) {
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+    }
+}
