@@ -315,9 +315,9 @@ fn an_upstream_that_closes_stdout_and_keeps_running_fails_initialize_and_is_stop
     assert!(since.elapsed() < Duration::from_secs(5) + 2 * Duration::from_secs(2));
     assert_eq!(r["error"]["code"], -32603, "{r}");
     assert_eq!(r["error"]["data"]["cause"], "discover_failed");
-    b.expect_line(|l| {
-        l.starts_with("mcp-bridge-vscode: bridge: warning: server/discover failed: ")
-    });
+    b.expect_text(
+        "mcp-bridge-vscode: bridge: warning: server/discover failed: the upstream server closed its output\n",
+    );
     // The connection goes back to the state before initialize; the child is stopped.
     b.close_and_expect_exit_0();
 }

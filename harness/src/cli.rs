@@ -55,8 +55,13 @@ pub fn main() -> ExitCode {
             eprintln!("harness upstream-relay: the socket path is missing");
             return ExitCode::from(2);
         };
-        let stubborn = argv.iter().any(|a| a == "--stubborn");
-        let code = runtime.block_on(crate::relay::run(Path::new(sock), stubborn));
+        // Options of the relay come before `--`; the tapped command after it.
+        let (opts, command) = match argv.iter().position(|a| a == "--") {
+            Some(i) => (&argv[3..i], &argv[i + 1..]),
+            None => (&argv[3..], &argv[argv.len()..]),
+        };
+        let stubborn = opts.iter().any(|a| a == "--stubborn");
+        let code = runtime.block_on(crate::relay::run(Path::new(sock), stubborn, command));
         // The exit code is the transcript's choice (e.g. 3): leave at once, whatever still runs.
         std::process::exit(code);
     }

@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 
 use crate::format::{ClientStep, Mode, Profile};
 use crate::pattern;
+use crate::profile::{copilot_discover, initialize_params, notification, request};
 use crate::report::Failure;
 use crate::session::{Next, Session};
 
@@ -30,8 +31,8 @@ pub fn check_options(step: ClientStep, opts: &Map<String, Value>) -> Result<(), 
             "value",
             "expect_names",
             "includes",
+            "excludes",
             "count",
-            "pages",
             "within_ms",
         ],
         ClientStep::Call => &[
@@ -44,6 +45,7 @@ pub fn check_options(step: ClientStep, opts: &Map<String, Value>) -> Result<(), 
             "answers",
             "within_ms",
             "progress_token",
+            "expect_list_changed",
             "no_wait",
             "capture_id",
         ],
@@ -116,63 +118,6 @@ fn next_id(s: &mut Session) -> i64 {
     let id = s.sim.next_id;
     s.sim.next_id += 1;
     id
-}
-
-/// A request in the profile's key order: Local `jsonrpc, id, method, params` (JsonRpcProtocol);
-/// Copilot `method, params, jsonrpc, id` (copilot-cli #1268), with `_meta.progressToken: 0`.
-fn request(s: &Session, id: i64, method: &str, mut params: Map<String, Value>) -> Value {
-    let mut f = Map::new();
-    if s.setup.profile == Profile::Copilot {
-        let meta = params.entry("_meta").or_insert_with(|| json!({}));
-        if let Some(m) = meta.as_object_mut() {
-            m.entry("progressToken").or_insert(json!(0));
-        }
-        f.insert("method".into(), json!(method));
-        f.insert("params".into(), Value::Object(params));
-        f.insert("jsonrpc".into(), json!("2.0"));
-        f.insert("id".into(), json!(id));
-    } else {
-        f.insert("jsonrpc".into(), json!("2.0"));
-        f.insert("id".into(), json!(id));
-        f.insert("method".into(), json!(method));
-        f.insert("params".into(), Value::Object(params));
-    }
-    Value::Object(f)
-}
-
-/// A notification in VS Code's key order: `method, params, jsonrpc` (jsonrpc last).
-fn notification(method: &str, params: Option<Value>) -> Value {
-    let mut f = Map::new();
-    f.insert("method".into(), json!(method));
-    if let Some(p) = params {
-        f.insert("params".into(), p);
-    }
-    f.insert("jsonrpc".into(), json!("2.0"));
-    Value::Object(f)
-}
-
-/// The initialize of VS Code 1.141 (§2.2) or of copilot-cli (§3.3).
-fn initialize_params(profile: Profile) -> Map<String, Value> {
-    let v = if profile == Profile::Copilot {
-        json!({"protocolVersion":"2025-11-25",
-            "capabilities":{"elicitation":{"form":{},"url":{}},"sampling":{}},
-            "clientInfo":{"name":"copilot-cli","version":"1.0.92-4.unstable.r37397886721.gad270aa"}})
-    } else {
-        json!({"protocolVersion":"2025-11-25",
-            "capabilities":{"roots":{"listChanged":true},"sampling":{},"elicitation":{"form":{},"url":{}},
-                "tasks":{"list":{},"cancel":{},"requests":{"sampling":{"createMessage":{}},"elicitation":{"create":{}}}},
-                "extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}},
-            "clientInfo":{"name":"Visual Studio Code","version":"1.141.0"}})
-    };
-    v.as_object().cloned().unwrap_or_default()
-}
-
-/// Copilot's first frame (§3.1): server/discover with id 0 and the 2026-07-28 `_meta`.
-pub fn copilot_discover() -> Value {
-    json!({"jsonrpc":"2.0","id":0,"method":"server/discover","params":{"_meta":{
-        "io.modelcontextprotocol/protocolVersion":"2026-07-28",
-        "io.modelcontextprotocol/clientInfo":{"name":"copilot-cli","version":"1.0.85"},
-        "io.modelcontextprotocol/clientCapabilities":{"sampling":{},"elicitation":{"form":{},"url":{}}}}}})
 }
 
 /// Waits for the response to `id`, handling what VS Code handles meanwhile: progress, list
@@ -281,7 +226,12 @@ async fn start(s: &mut Session, opts: &Map<String, Value>, bound: Duration) -> R
         })?;
     }
     let id = next_id(s);
-    let init = request(s, id, "initialize", initialize_params(s.setup.profile));
+    let init = request(
+        s.setup.profile,
+        id,
+        "initialize",
+        initialize_params(s.setup.profile),
+    );
     s.send_frame(&init).await?;
     let r = await_response(s, id, deadline, &mut none, &mut seen).await?;
     if let Some(p) = opts.get("expect_error") {
@@ -335,7 +285,7 @@ async fn start(s: &mut Session, opts: &Map<String, Value>, bound: Duration) -> R
         let id = next_id(s);
         let mut p = Map::new();
         p.insert("level".into(), json!("info"));
-        let f = request(s, id, "logging/setLevel", p);
+        let f = request(s.setup.profile, id, "logging/setLevel", p);
         s.send_frame(&f).await?;
         level_id = Some(id);
     }
@@ -354,7 +304,7 @@ async fn start(s: &mut Session, opts: &Map<String, Value>, bound: Duration) -> R
         if caps.get(*kind).is_some() {
             let id = next_id(s);
             let (method, _) = list_method(kind).unwrap_or(("tools/list", "tools"));
-            let f = request(s, id, method, Map::new());
+            let f = request(s.setup.profile, id, method, Map::new());
             s.send_frame(&f).await?;
             firsts.push((*kind, id));
         }
@@ -395,7 +345,13 @@ async fn relist(s: &mut Session, deadline: Instant) -> Result<(), Failure> {
 
 fn store(s: &mut Session, kind: &str, items: Vec<Value>) {
     match kind {
-        "tools" => s.sim.tools = items,
+        "tools" => {
+            // VS Code's view of the list (R6 a): what it would omit, and why (--verbose).
+            for (name, why) in crate::vscode::omitted_tools(&items) {
+                s.note(format!("VS Code would omit the tool {name}: {why}"));
+            }
+            s.sim.tools = items;
+        }
         "prompts" => s.sim.prompts = items,
         _ => {}
     }
@@ -407,7 +363,7 @@ async fn list(s: &mut Session, what: &str, bound: Duration) -> Result<Vec<Value>
     let (method, _) =
         list_method(what).ok_or_else(|| Failure::msg(format!("cannot list {what}")))?;
     let id = next_id(s);
-    let f = request(s, id, method, Map::new());
+    let f = request(s.setup.profile, id, method, Map::new());
     s.send_frame(&f).await?;
     let mut seen = Seen::default();
     let items = pages(s, what, id, deadline, &mut seen).await?;
@@ -460,7 +416,7 @@ async fn pages(
         id = next_id(s);
         let mut p = Map::new();
         p.insert("cursor".into(), cursor);
-        let f = request(s, id, method, p);
+        let f = request(s.setup.profile, id, method, p);
         s.send_frame(&f).await?;
     }
     Err(Failure::msg(format!(
@@ -502,6 +458,18 @@ fn check_list(what: &str, items: &[Value], opts: &Map<String, Value>) -> Result<
                 return Err(Failure::mismatch(
                     format!("the {what} lack {n}"),
                     &json!(n),
+                    &actual,
+                ));
+            }
+        }
+    }
+    if let Some(unwanted) = opts.get("excludes").and_then(Value::as_array) {
+        for n in unwanted.iter().filter_map(Value::as_str) {
+            if names.iter().any(|x| x == n) {
+                let want = json!(format!("no {n}"));
+                return Err(Failure::mismatch(
+                    format!("the {what} still have {n}"),
+                    &want,
                     &actual,
                 ));
             }
@@ -559,7 +527,7 @@ async fn call(s: &mut Session, opts: &Map<String, Value>, bound: Duration) -> Re
         params.insert("_meta".into(), Value::Object(meta));
     }
     let id = next_id(s);
-    let f = request(s, id, "tools/call", params);
+    let f = request(s.setup.profile, id, "tools/call", params);
     s.send_frame(&f).await?;
     if let Some(name) = opts.get("capture_id").and_then(Value::as_str) {
         s.caps.insert(name.to_string(), json!(id));
@@ -597,10 +565,22 @@ async fn call(s: &mut Session, opts: &Map<String, Value>, bound: Duration) -> Re
         ));
     }
     if !answers.is_empty() {
-        return Err(Failure::msg(format!(
-            "{} answers of the script were not asked for",
+        let msg = format!(
+            "{} answers of the script were not asked for before the response",
             answers.len()
-        )));
+        );
+        return Err(Failure::mismatch(msg, &json!(answers), &r));
+    }
+    // O6 and VS Code issue 261611: a list change must come before the result, else VS Code's
+    // next turn uses the stale list.
+    if opts.get("expect_list_changed").and_then(Value::as_bool) == Some(true)
+        && !s.sim.tools_changed
+    {
+        return Err(Failure::mismatch(
+            "O6: no notifications/tools/list_changed before the result (VS Code keeps the stale list)",
+            &json!({"method":"notifications/tools/list_changed"}),
+            &r,
+        ));
     }
     if let Some(p) = opts.get("expect_error") {
         let err = r.get("error").cloned().unwrap_or(Value::Null);
@@ -742,6 +722,7 @@ fn tool_ids(s: &mut Session, opts: &Map<String, Value>) -> Result<(), Failure> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -757,29 +738,5 @@ mod tests {
         assert!(check_options(ClientStep::List, &o).is_err());
         let o = Map::new();
         assert!(check_options(ClientStep::Call, &o).is_err());
-    }
-
-    #[test]
-    fn copilot_initialize_has_no_roots_and_local_declares_them() {
-        let c = initialize_params(Profile::Copilot);
-        assert!(c["capabilities"].get("roots").is_none());
-        assert_eq!(c["clientInfo"]["name"], "copilot-cli");
-        let l = initialize_params(Profile::Local);
-        assert!(l["capabilities"].get("roots").is_some());
-        assert_eq!(l["clientInfo"]["name"], "Visual Studio Code");
-    }
-
-    #[test]
-    fn notifications_put_jsonrpc_last() {
-        let n = notification("notifications/initialized", None).to_string();
-        assert_eq!(
-            n,
-            r#"{"method":"notifications/initialized","jsonrpc":"2.0"}"#
-        );
-    }
-
-    #[test]
-    fn the_copilot_discover_has_id_0() {
-        assert_eq!(copilot_discover()["id"], json!(0));
     }
 }

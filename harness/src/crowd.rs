@@ -19,7 +19,13 @@ struct Member {
 }
 
 /// Runs the crowd step.
-pub async fn run(s: &mut Session, count: usize, bins: &Binaries, schemas: &Schemas, bound: Duration) -> Result<(), Failure> {
+pub async fn run(
+    s: &mut Session,
+    count: usize,
+    bins: &Binaries,
+    schemas: &Schemas,
+    bound: Duration,
+) -> Result<(), Failure> {
     let args = match &s.setup.upstream {
         Upstream::Fixture(extra) => {
             let mut a = s.setup.args.clone();
@@ -34,7 +40,11 @@ pub async fn run(s: &mut Session, count: usize, bins: &Binaries, schemas: &Schem
             a.extend(cmd.iter().cloned());
             a
         }
-        _ => return Err(Failure::msg("crowd needs the fixture or a command as the upstream")),
+        _ => {
+            return Err(Failure::msg(
+                "crowd needs the fixture or a command as the upstream",
+            ));
+        }
     };
     let mut members = Vec::new();
     let result = drive(&mut members, count, bins, schemas, &args, s, bound).await;
@@ -57,21 +67,39 @@ async fn drive(
     for i in 0..count {
         let tag = format!("{}-crowd-{i}", s.bridge.tag);
         let bridge = Bridge::spawn(&bins.bridge, args, &s.setup.env, &tag).map_err(Failure::msg)?;
-        members.push(Member { bridge, checker: Checker::new(schemas.clone()) });
+        members.push(Member {
+            bridge,
+            checker: Checker::new(schemas.clone()),
+        });
     }
     let timeout = s.bound(None);
     for (i, m) in members.iter_mut().enumerate() {
         let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",
             "capabilities":{"elicitation":{"form":{},"url":{}},"sampling":{}},"clientInfo":{"name":"copilot-cli","version":"1.0.92"}}});
-        exchange(m, &init, timeout).await.map_err(|e| Failure::msg(format!("crowd bridge {i}: {e}")))?;
-        send(m, &json!({"method":"notifications/initialized","jsonrpc":"2.0"})).await.map_err(Failure::msg)?;
+        exchange(m, &init, timeout)
+            .await
+            .map_err(|e| Failure::msg(format!("crowd bridge {i}: {e}")))?;
+        send(
+            m,
+            &json!({"method":"notifications/initialized","jsonrpc":"2.0"}),
+        )
+        .await
+        .map_err(Failure::msg)?;
         let call = json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3},"_meta":{"progressToken":0}}});
-        let r = exchange(m, &call, timeout).await.map_err(|e| Failure::msg(format!("crowd bridge {i}: {e}")))?;
+        let r = exchange(m, &call, timeout)
+            .await
+            .map_err(|e| Failure::msg(format!("crowd bridge {i}: {e}")))?;
         if r.pointer("/result/content/0/text") != Some(&json!("5")) {
-            return Err(Failure::mismatch(format!("crowd bridge {i}: add 2 + 3"), &json!({"result":{"content":[{"text":"5"}]}}), &r));
+            return Err(Failure::mismatch(
+                format!("crowd bridge {i}: add 2 + 3"),
+                &json!({"result":{"content":[{"text":"5"}]}}),
+                &r,
+            ));
         }
     }
-    s.note(format!("crowd: {count} bridges answered; closing all stdins at once"));
+    s.note(format!(
+        "crowd: {count} bridges answered; closing all stdins at once"
+    ));
     let t0 = Instant::now();
     for m in members.iter_mut() {
         m.bridge.close_stdin();
@@ -79,22 +107,35 @@ async fn drive(
     for (i, m) in members.iter_mut().enumerate() {
         let left = bound.saturating_sub(t0.elapsed());
         let Some((status, _)) = m.bridge.wait_exit(left).await else {
-            return Err(Failure::msg(format!("R7: crowd bridge {i} still runs {} ms after the end of stdin", bound.as_millis())));
+            return Err(Failure::msg(format!(
+                "R7: crowd bridge {i} still runs {} ms after the end of stdin",
+                bound.as_millis()
+            )));
         };
         if status.code() != Some(0) {
-            return Err(Failure::msg(format!("crowd bridge {i} exited with {}", process::describe(&status))));
+            return Err(Failure::msg(format!(
+                "crowd bridge {i} exited with {}",
+                process::describe(&status)
+            )));
         }
         if let Some(p) = m.checker.problems.first() {
-            return Err(Failure::msg(format!("crowd bridge {i}: global invariant: {p}")));
+            return Err(Failure::msg(format!(
+                "crowd bridge {i}: global invariant: {p}"
+            )));
         }
     }
     for (i, m) in members.iter().enumerate() {
         let left = process::wait_tree_gone(&m.bridge.tag, Duration::from_secs(3)).await;
         if !left.is_empty() {
-            return Err(Failure::msg(format!("R7: processes of crowd bridge {i} left: {left:?}")));
+            return Err(Failure::msg(format!(
+                "R7: processes of crowd bridge {i} left: {left:?}"
+            )));
         }
     }
-    s.note(format!("crowd: all {count} exited with code 0 in {} ms", t0.elapsed().as_millis()));
+    s.note(format!(
+        "crowd: all {count} exited with code 0 in {} ms",
+        t0.elapsed().as_millis()
+    ));
     Ok(())
 }
 

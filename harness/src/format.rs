@@ -82,6 +82,9 @@ pub struct Setup {
     pub timeout_ms: u64,
     /// Frames from the bridge that `expect` skips (they are still checked by the invariants).
     pub ignore: Vec<Value>,
+    /// The fixture runs behind the tap of the relay, so that its frames are checked too; false
+    /// starts it directly (the process tree and the default name are then the fixture's own).
+    pub tap: bool,
 }
 
 impl Default for Setup {
@@ -94,6 +97,7 @@ impl Default for Setup {
             upstream: Upstream::Fixture(Vec::new()),
             timeout_ms: 5000,
             ignore: Vec::new(),
+            tap: true,
         }
     }
 }
@@ -155,10 +159,15 @@ pub enum Action {
         within_ms: Option<u64>,
     },
     ForbidStderr(String),
+    /// Every stderr line, before and after, must match (R7: the tag of each log line).
+    StderrAll(String),
     Pause(u64),
     Set(Map<String, Value>),
     /// N more bridges that start, call add and stop together (crowd.rs).
-    Crowd { count: usize, within_ms: Option<u64> },
+    Crowd {
+        count: usize,
+        within_ms: Option<u64>,
+    },
     /// High-level client steps (client.rs); the options are checked there.
     Client {
         step: ClientStep,
@@ -290,6 +299,7 @@ fn parse_setup(body: Value) -> Result<Setup, String> {
             "upstream" => s.upstream = parse_upstream(v)?,
             "timeout_ms" => s.timeout_ms = v.as_u64().ok_or("timeout_ms must be a number")?,
             "ignore" => s.ignore = v.as_array().ok_or("ignore must be an array")?.clone(),
+            "tap" => s.tap = v.as_bool().ok_or("tap must be a boolean")?,
             "note" => {}
             other => return Err(format!("unknown member '{other}'")),
         }
@@ -516,14 +526,26 @@ fn parse_action(key: &str, mut obj: Map<String, Value>) -> Result<Action, String
             regex::Regex::new(&regex).map_err(|e| e.to_string())?;
             Action::ForbidStderr(regex)
         }
+        "expect_stderr_all" => {
+            check(&obj, &[])?;
+            let regex = body.as_str().ok_or("a regex")?.to_string();
+            regex::Regex::new(&regex).map_err(|e| e.to_string())?;
+            Action::StderrAll(regex)
+        }
         "pause_ms" => {
             check(&obj, &[])?;
             Action::Pause(body.as_u64().ok_or("a number of ms")?)
         }
         "crowd" => {
             check(&obj, &["within_ms"])?;
-            let count = body.as_u64().and_then(|n| usize::try_from(n).ok()).filter(|n| (1..=64).contains(n));
-            Action::Crowd { count: count.ok_or("a number of bridges from 1 to 64")?, within_ms: within(&obj)? }
+            let count = body
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .filter(|n| (1..=64).contains(n));
+            Action::Crowd {
+                count: count.ok_or("a number of bridges from 1 to 64")?,
+                within_ms: within(&obj)?,
+            }
         }
         "set" => {
             check(&obj, &[])?;
@@ -565,7 +587,7 @@ fn parse_action(key: &str, mut obj: Map<String, Value>) -> Result<Action, String
 
 fn hex(s: &str) -> Result<Vec<u8>, String> {
     let digits: Vec<char> = s.chars().filter(|c| !c.is_whitespace()).collect();
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         return Err("an odd number of hex digits".into());
     }
     digits
@@ -578,6 +600,7 @@ fn hex(s: &str) -> Result<Vec<u8>, String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -640,5 +663,37 @@ mod tests {
         assert!(s.discover.is_none());
         assert_eq!(s.auto.len(), 1);
         assert!(p(r#"{"setup":{"upstream":{"scripted":{"auto":{"x":{}}}}}}"#).is_err());
+    }
+
+    #[test]
+    fn client_step_values_hold_options_too() {
+        let t = p(r#"{"setup":{"profile":"local"}}
+{"start":{"expect":{"a":1}}}
+{"stop":{},"code":0,"within_ms":2000}
+{"call":"add","arguments":{"a":1},"expect_text":"2"}
+"#)
+        .unwrap();
+        let Action::Client { opts, .. } = &t.steps[0].action else {
+            panic!("a client step")
+        };
+        assert_eq!(opts["expect"], serde_json::json!({"a":1}));
+        let Action::Client { opts, .. } = &t.steps[1].action else {
+            panic!("a client step")
+        };
+        assert_eq!(opts["within_ms"], serde_json::json!(2000));
+        let Action::Client { opts, .. } = &t.steps[2].action else {
+            panic!("a client step")
+        };
+        assert_eq!(opts["value"], serde_json::json!("add"));
+        assert!(
+            p(r#"{"stop":{"code":0},"code":1}"#)
+                .unwrap_err()
+                .contains("twice")
+        );
+        assert!(
+            p(r#"{"call":"add","bogus":1}"#)
+                .unwrap_err()
+                .contains("bogus")
+        );
     }
 }

@@ -78,6 +78,10 @@ pub struct Checker {
     answered: HashSet<String>,
     bridge_ids: HashSet<String>,
     pub problems: Vec<String>,
+    /// The frame of the first problem, for the report.
+    pub first_bad: Option<Value>,
+    /// The frame being checked.
+    current: Option<Value>,
     /// Frames toward VS Code and at the upstream that were checked against a schema.
     pub schema_checked: usize,
 }
@@ -130,6 +134,9 @@ impl Checker {
     }
 
     fn problem(&mut self, p: String) {
+        if self.problems.is_empty() {
+            self.first_bad = self.current.clone();
+        }
         self.problems.push(p);
     }
 
@@ -148,6 +155,7 @@ impl Checker {
 
     /// Checks one stdout line of the bridge; returns the frame when it is a JSON object.
     pub fn toward_client(&mut self, line: &[u8]) -> Option<Value> {
+        self.current = Some(Value::String(String::from_utf8_lossy(line).into_owned()));
         let Ok(text) = std::str::from_utf8(line) else {
             self.problem("R7: a stdout line is not UTF-8".into());
             return None;
@@ -164,6 +172,7 @@ impl Checker {
                 return None;
             }
         };
+        self.current = Some(frame.clone());
         if frame.get("jsonrpc") != Some(&Value::String("2.0".into())) {
             self.problem(format!("R7: a frame without \"jsonrpc\":\"2.0\": {text}"));
         }
@@ -337,10 +346,8 @@ impl Checker {
                     }
                 }
             }
-            "tools/call" => {
-                if !obj.get("content").is_some_and(Value::is_array) {
-                    self.problem("R5: the tools/call result has no content array".into());
-                }
+            "tools/call" if !obj.get("content").is_some_and(Value::is_array) => {
+                self.problem("R5: the tools/call result has no content array".into());
             }
             _ => {}
         }
@@ -356,6 +363,7 @@ impl Checker {
 
     /// Checks one line that the bridge wrote to the upstream; returns the frame.
     pub fn at_upstream(&mut self, text: &str) -> Option<Value> {
+        self.current = Some(Value::String(text.to_string()));
         let frame: Value = match serde_json::from_str(text) {
             Ok(v @ Value::Object(_)) => v,
             _ => {
@@ -482,6 +490,7 @@ pub fn falsy_items(v: &Value, ptr: &mut String, out: &mut Vec<String>) {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use serde_json::json;

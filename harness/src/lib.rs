@@ -1,6 +1,23 @@
 //! The harness of mcp-bridge-vscode: JSONL transcripts, a scripted upstream and the VS Code /
-//! Copilot client simulator. The library part is shared with the integration tests of the other
-//! crates (the schema checks of every frame).
+//! Copilot client simulator (`transcripts/README.md` documents the format). The library part is
+//! also shared with the integration tests of the other crates (the schema checks of frames).
+//!
+//! | module | job |
+//! | --- | --- |
+//! | `cli` | the command line; `upstream-relay` mode |
+//! | `suite` | finds transcripts, runs them side by side, the summary |
+//! | `format` | parses a transcript into directives |
+//! | `pattern` | the partial matcher: subsets, absent members, typed wildcards, captures |
+//! | `runner` | executes the directives of one transcript |
+//! | `session` | one running transcript: send, next frame, stderr |
+//! | `invariants` | the global checks of every frame (reference `verify()`) |
+//! | `schema` | the schema check of a frame against its own definition |
+//! | `process` | the bridge process, signals, the process tree |
+//! | `relay`, `upstream` | the scripted upstream and the tap of the fixture |
+//! | `client`, `profile` | the simulator's steps and VS Code's / Copilot's frames |
+//! | `vscode` | VS Code's tool ids and draft-07 check |
+//! | `crowd` | many bridges at once (B33) |
+//! | `report` | failure reports with a diff |
 pub mod cli;
 pub mod client;
 pub mod crowd;
@@ -8,6 +25,7 @@ pub mod format;
 pub mod invariants;
 pub mod pattern;
 pub mod process;
+pub mod profile;
 pub mod relay;
 pub mod report;
 pub mod runner;

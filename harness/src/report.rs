@@ -6,8 +6,9 @@ use serde_json::Value;
 #[derive(Debug, Clone, Default)]
 pub struct Failure {
     pub message: String,
-    pub expected: Option<Value>,
-    pub actual: Option<Value>,
+    /// Boxed: a failure travels in every `Result` of the runner, so it stays small.
+    pub expected: Option<Box<Value>>,
+    pub actual: Option<Box<Value>>,
 }
 
 impl Failure {
@@ -21,8 +22,8 @@ impl Failure {
     pub fn mismatch(message: impl Into<String>, expected: &Value, actual: &Value) -> Self {
         Self {
             message: message.into(),
-            expected: Some(expected.clone()),
-            actual: Some(actual.clone()),
+            expected: Some(Box::new(expected.clone())),
+            actual: Some(Box::new(actual.clone())),
         }
     }
 }
@@ -47,9 +48,44 @@ fn pretty(v: &Value) -> String {
     serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
 }
 
-/// A unified diff of the expected pattern against the actual value.
+/// The actual value cut to the members that the pattern names (all of them under `<exact>`),
+/// so that the diff shows what the pattern is about, not every other member of the frame.
+pub fn project(pattern: &Value, actual: &Value) -> Value {
+    match (pattern, actual) {
+        (Value::Object(p), Value::Object(a)) => {
+            let exact = p.get("<exact>") == Some(&Value::Bool(true));
+            let mut out = serde_json::Map::new();
+            if exact {
+                out.insert("<exact>".into(), Value::Bool(true));
+            }
+            for (k, v) in a {
+                match p.get(k) {
+                    Some(pv) => {
+                        out.insert(k.clone(), project(pv, v));
+                    }
+                    None if exact => {
+                        out.insert(k.clone(), v.clone());
+                    }
+                    None => {}
+                }
+            }
+            Value::Object(out)
+        }
+        (Value::Array(p), Value::Array(a)) => Value::Array(
+            a.iter()
+                .enumerate()
+                .map(|(i, v)| p.get(i).map_or_else(|| v.clone(), |pv| project(pv, v)))
+                .collect(),
+        ),
+        _ => actual.clone(),
+    }
+}
+
+/// A unified diff of the expected pattern against the actual value (cut to the pattern).
 pub fn diff(expected: &Value, actual: &Value) -> String {
-    let (e, a) = (pretty(expected), pretty(actual));
+    let actual = &project(expected, actual);
+    // A final newline on both sides keeps "No newline at end of file" out of the diff.
+    let (e, a) = (pretty(expected) + "\n", pretty(actual) + "\n");
     similar::TextDiff::from_lines(&e, &a)
         .unified_diff()
         .context_radius(4)
@@ -70,11 +106,20 @@ impl std::fmt::Display for Report<'_> {
                 writeln!(f, "    {c}")?;
             }
         }
-        if let (Some(e), Some(a)) = (&self.failure.expected, &self.failure.actual) {
-            writeln!(f, "  diff:")?;
-            for l in diff(e, a).lines() {
-                writeln!(f, "    {l}")?;
+        match (&self.failure.expected, &self.failure.actual) {
+            (Some(e), Some(a)) => {
+                writeln!(f, "  diff:")?;
+                for l in diff(e, a).lines() {
+                    writeln!(f, "    {l}")?;
+                }
             }
+            (None, Some(a)) => {
+                writeln!(f, "  the frame:")?;
+                for l in pretty(a).lines() {
+                    writeln!(f, "    {l}")?;
+                }
+            }
+            _ => {}
         }
         if !self.stderr_tail.is_empty() {
             writeln!(f, "  last stderr lines:")?;
@@ -87,9 +132,21 @@ impl std::fmt::Display for Report<'_> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_diff_leaves_out_members_the_pattern_does_not_name() {
+        let d = diff(
+            &json!({"id":1,"result":{"x":1}}),
+            &json!({"jsonrpc":"2.0","id":1,"result":{"x":2,"y":3}}),
+        );
+        assert!(!d.contains("jsonrpc") && !d.contains("\"y\""), "{d}");
+        let d = diff(&json!({"<exact>":true,"a":1}), &json!({"a":1,"b":2}));
+        assert!(d.contains("+  \"b\": 2"), "{d}");
+    }
 
     #[test]
     fn the_diff_shows_the_changed_member() {

@@ -60,7 +60,13 @@ pub async fn run(t: &Transcript, bins: &Binaries, schemas: Schemas, verbose: boo
             Ok(()) => session
                 .check_forbidden()
                 .and_then(|()| session.invariant_failure().map_or(Ok(()), Err)),
-            Err(f) => Err(f),
+            // The step's own failure keeps its diff; a broken invariant is named with it.
+            Err(mut f) => {
+                if let Some(inv) = session.invariant_failure() {
+                    f.message = format!("{}\n  also {}", f.message, inv.message);
+                }
+                Err(f)
+            }
         };
         if let Err(f) = result {
             failed = Some((Some(step), f));
@@ -94,7 +100,14 @@ pub async fn run(t: &Transcript, bins: &Binaries, schemas: Schemas, verbose: boo
         .map(|c| c.schema_checked)
         .unwrap_or(0);
     let report = failed.map(|(step, f)| {
-        let context = session.log.iter().rev().take(12).rev().map(|l| clip(l, 400)).collect();
+        let context = session
+            .log
+            .iter()
+            .rev()
+            .take(12)
+            .rev()
+            .map(|l| clip(l, 400))
+            .collect();
         let stderr = session.bridge.stderr.snapshot();
         let stderr_tail = stderr.iter().rev().take(8).rev().cloned().collect();
         Report {
@@ -302,6 +315,11 @@ async fn execute(s: &mut Session, action: &Action) -> Result<(), Failure> {
             s.forbidden.push(re);
             s.check_forbidden()
         }
+        Action::StderrAll(regex) => {
+            let re = regex::Regex::new(regex).map_err(|e| Failure::msg(e.to_string()))?;
+            s.required.push(re);
+            s.check_forbidden()
+        }
         Action::Pause(ms) => {
             // Client timing, not synchronisation: e.g. Copilot's initialize 0.5 s after its
             // discover whatever the answer (vscode-client.md §3.2).
@@ -446,6 +464,7 @@ pub async fn expect_exit(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

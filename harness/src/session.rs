@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::format::{Setup, Upstream};
+use crate::format::{Scripted, Setup, Upstream};
 use crate::invariants::{Checker, Schemas};
 use crate::pattern::{self, Captures};
 use crate::process::Bridge;
@@ -73,6 +73,8 @@ pub struct Session {
     /// The exchange so far, for the failure report and `--verbose`.
     pub log: Vec<String>,
     pub forbidden: Vec<regex::Regex>,
+    /// Patterns that every stderr line must match.
+    pub required: Vec<regex::Regex>,
     pub sim: Sim,
     pub verbose: bool,
     pub started: Instant,
@@ -99,6 +101,18 @@ impl Session {
         let mut args: Vec<String> = setup.args.iter().map(subst).collect();
         let mut up = None;
         match &setup.upstream {
+            Upstream::Fixture(extra) if setup.tap => {
+                // The tap: the relay runs the fixture and shows the runner every frame.
+                let s = ScriptedUpstream::listen(&Scripted::default(), checker.clone())?;
+                args.push("--".into());
+                args.push(bins.harness.to_string_lossy().into_owned());
+                args.push("upstream-relay".into());
+                args.push(s.sock.to_string_lossy().into_owned());
+                args.push("--".into());
+                args.push(bins.fixture.to_string_lossy().into_owned());
+                args.extend(extra.iter().map(subst));
+                up = Some(s);
+            }
             Upstream::Fixture(extra) => {
                 args.push("--".into());
                 args.push(bins.fixture.to_string_lossy().into_owned());
@@ -139,6 +153,7 @@ impl Session {
             pending: VecDeque::new(),
             log: Vec::new(),
             forbidden: Vec::new(),
+            required: Vec::new(),
             sim,
             verbose,
             started: Instant::now(),
@@ -163,9 +178,12 @@ impl Session {
     /// The first problem the invariants found, as a failure.
     pub fn invariant_failure(&self) -> Option<Failure> {
         let c = self.checker.lock().ok()?;
-        c.problems
-            .first()
-            .map(|p| Failure::msg(format!("global invariant: {p}")))
+        let p = c.problems.first()?;
+        Some(Failure {
+            message: format!("global invariant: {p}"),
+            expected: None,
+            actual: c.first_bad.clone().map(Box::new),
+        })
     }
 
     /// Sends a frame to the bridge (one line), recording its id for the checks.
@@ -226,9 +244,8 @@ impl Session {
                 }
                 Err(_) => None,
             };
-            if let Some(f) = self.invariant_failure() {
-                return Err(f);
-            }
+            // A broken invariant fails the step after the step's own match, so that a
+            // mismatch still shows its diff (runner.rs).
             if let Some(frame) = frame {
                 return Ok(Next::Frame(frame));
             }
@@ -273,18 +290,21 @@ impl Session {
             other => format!("{other:?}"),
         };
         self.note(format!("→ upstream {text}"));
-        if let Some(f) = self.invariant_failure() {
-            return Err(f);
-        }
         Ok(ev)
     }
 
-    /// Checks the forbidden stderr patterns against every line so far.
+    /// Checks the forbidden stderr patterns, and the patterns every line must match, against
+    /// every line so far.
     pub fn check_forbidden(&self) -> Result<(), Failure> {
         for line in self.bridge.stderr.snapshot() {
             if let Some(re) = self.forbidden.iter().find(|re| re.is_match(&line)) {
                 return Err(Failure::msg(format!(
                     "a forbidden stderr line (/{re}/): {line}"
+                )));
+            }
+            if let Some(re) = self.required.iter().find(|re| !re.is_match(&line)) {
+                return Err(Failure::msg(format!(
+                    "a stderr line that does not match /{re}/: {line}"
                 )));
             }
         }

@@ -36,6 +36,14 @@ pub struct ScriptedUpstream {
     writer: Writer,
     /// The id of the last request taken by `upstream_expect`: the default target of a reply.
     pub last_request: Option<Value>,
+    /// The accept task; it ends with the transcript, not with the process.
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for ScriptedUpstream {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
 }
 
 /// The discover result of `"discover": "default"`: tools, prompts, resources, completions and
@@ -64,14 +72,18 @@ impl ScriptedUpstream {
             .map_err(|e| format!("cannot bind {}: {e}", sock.display()))?;
         let (tx, rx) = mpsc::unbounded_channel();
         let writer: Writer = Arc::new(tokio::sync::Mutex::new(None));
-        let auto = Auto { table: auto_table(opts), used: HashMap::new() };
-        tokio::spawn(accept(listener, tx, writer.clone(), auto, checker));
+        let auto = Auto {
+            table: auto_table(opts),
+            used: HashMap::new(),
+        };
+        let task = tokio::spawn(accept(listener, tx, writer.clone(), auto, checker));
         Ok(Self {
             _dir: dir,
             sock,
             events: rx,
             writer,
             last_request: None,
+            task,
         })
     }
 
@@ -202,4 +214,53 @@ fn auto_reply(auto: &mut Auto, frame: &Value) -> Option<Option<String>> {
         out.insert("error".into(), e.clone());
     }
     Some(Some(Value::Object(out).to_string()))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn automatic_replies_are_used_in_turn_and_the_last_repeats() {
+        let mut table = Map::new();
+        table.insert(
+            "tools/list".into(),
+            json!([{"result":{"n":1}},{"result":{"n":2}}]),
+        );
+        table.insert("tools/call".into(), json!("hang"));
+        let mut auto = Auto {
+            table,
+            used: HashMap::new(),
+        };
+        let req = |id: i64, m: &str| json!({"jsonrpc":"2.0","id":id,"method":m});
+        let n = |r: Option<Option<String>>| {
+            let v: Value = serde_json::from_str(&r.unwrap().unwrap()).unwrap();
+            (v["id"].clone(), v["result"]["n"].clone())
+        };
+        assert_eq!(
+            n(auto_reply(&mut auto, &req(1, "tools/list"))),
+            (json!(1), json!(1))
+        );
+        assert_eq!(
+            n(auto_reply(&mut auto, &req(2, "tools/list"))),
+            (json!(2), json!(2))
+        );
+        assert_eq!(
+            n(auto_reply(&mut auto, &req(3, "tools/list"))),
+            (json!(3), json!(2))
+        );
+        assert_eq!(auto_reply(&mut auto, &req(4, "tools/call")), Some(None));
+        assert_eq!(auto_reply(&mut auto, &req(5, "prompts/list")), None);
+    }
+
+    #[test]
+    fn the_default_discover_has_server_info_and_no_list_changes() {
+        let d = default_discover();
+        assert_eq!(
+            d["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+            "scripted-upstream"
+        );
+        assert!(d.pointer("/capabilities/tools/listChanged").is_none());
+    }
 }

@@ -292,7 +292,7 @@ pub fn discover_failed(upstream: Option<&Value>, detail: &str) -> Value {
 /// The format of a time limit in details and log lines: whole seconds as `<n> s`, else `<n> ms`.
 pub fn format_limit(limit: std::time::Duration) -> String {
     let ms = limit.as_millis();
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{} s", ms / 1000)
     } else {
         format!("{ms} ms")

@@ -141,10 +141,10 @@ pub fn valid_meta_key(key: &str) -> bool {
         Some(slash) => (Some(&key[..slash]), &key[slash + 1..]),
         None => (None, key),
     };
-    if let Some(prefix) = prefix {
-        if prefix.is_empty() || !prefix.split('.').all(valid_label) {
-            return false;
-        }
+    if let Some(prefix) = prefix
+        && (prefix.is_empty() || !prefix.split('.').all(valid_label))
+    {
+        return false;
     }
     valid_name(name)
 }

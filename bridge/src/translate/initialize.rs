@@ -167,10 +167,10 @@ pub fn server_info(discover: &Value) -> Option<Value> {
             return None;
         }
     }
-    if let Some(icons) = info.get("icons") {
-        if !icons.as_array().is_some_and(|a| a.iter().all(valid_icon)) {
-            return None;
-        }
+    if let Some(icons) = info.get("icons")
+        && !icons.as_array().is_some_and(|a| a.iter().all(valid_icon))
+    {
+        return None;
     }
     let mut out = Map::new();
     for key in [

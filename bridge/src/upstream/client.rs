@@ -211,8 +211,7 @@ impl UpstreamClient {
     pub async fn shutdown(&self) -> Option<ExitInfo> {
         self.transport.stop();
         let mut watch = self.transport.exit_watch();
-        let exit = watch.wait_for(Option::is_some).await.ok().and_then(|v| *v);
-        exit
+        watch.wait_for(Option::is_some).await.ok().and_then(|v| *v)
     }
 }
 

@@ -62,10 +62,10 @@ pub fn valid_id(id: &Value) -> bool {
 pub const BRIDGE_ID_PREFIX: &str = "b-";
 
 fn invalid(id: Option<Value>, cause: Cause, detail: Option<String>) -> Parsed {
-    if let Some(Value::String(s)) = &id {
-        if s.starts_with(BRIDGE_ID_PREFIX) {
-            return Parsed::BadAnswer { id: s.clone() };
-        }
+    if let Some(Value::String(s)) = &id
+        && s.starts_with(BRIDGE_ID_PREFIX)
+    {
+        return Parsed::BadAnswer { id: s.clone() };
     }
     Parsed::Invalid {
         id: id.unwrap_or(Value::Null),

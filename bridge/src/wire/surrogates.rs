@@ -19,13 +19,12 @@ pub fn replace_lone_surrogates(text: &str) -> Option<String> {
             }
             b'\\' if in_string => {
                 if let Some(unit) = hex_escape(bytes, i) {
-                    if (0xD800..0xDC00).contains(&unit) {
-                        if hex_escape(bytes, i + 6)
+                    if (0xD800..0xDC00).contains(&unit)
+                        && hex_escape(bytes, i + 6)
                             .is_some_and(|low| (0xDC00..0xE000).contains(&low))
-                        {
-                            i += 12;
-                            continue;
-                        }
+                    {
+                        i += 12;
+                        continue;
                     }
                     if (0xD800..0xE000).contains(&unit) {
                         out.push_str(&text[last..i]);

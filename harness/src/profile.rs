@@ -1,0 +1,106 @@
+//! The frames of VS Code's two MCP clients, byte for byte where it matters
+//! (vscode-client.md §2.2, §2.3, §3.1, §3.3): ids, key order, initialize params.
+use serde_json::{Map, Value, json};
+
+use crate::format::Profile;
+
+/// A request in the profile's key order: Local `jsonrpc, id, method, params` (JsonRpcProtocol);
+/// Copilot `method, params, jsonrpc, id` (copilot-cli #1268), with `_meta.progressToken: 0`.
+pub fn request(profile: Profile, id: i64, method: &str, mut params: Map<String, Value>) -> Value {
+    let mut f = Map::new();
+    if profile == Profile::Copilot {
+        let meta = params.entry("_meta").or_insert_with(|| json!({}));
+        if let Some(m) = meta.as_object_mut() {
+            m.entry("progressToken").or_insert(json!(0));
+        }
+        f.insert("method".into(), json!(method));
+        f.insert("params".into(), Value::Object(params));
+        f.insert("jsonrpc".into(), json!("2.0"));
+        f.insert("id".into(), json!(id));
+    } else {
+        f.insert("jsonrpc".into(), json!("2.0"));
+        f.insert("id".into(), json!(id));
+        f.insert("method".into(), json!(method));
+        f.insert("params".into(), Value::Object(params));
+    }
+    Value::Object(f)
+}
+
+/// A notification in VS Code's key order: `method, params, jsonrpc` (jsonrpc last).
+pub fn notification(method: &str, params: Option<Value>) -> Value {
+    let mut f = Map::new();
+    f.insert("method".into(), json!(method));
+    if let Some(p) = params {
+        f.insert("params".into(), p);
+    }
+    f.insert("jsonrpc".into(), json!("2.0"));
+    Value::Object(f)
+}
+
+/// The initialize of VS Code 1.141 (§2.2) or of copilot-cli (§3.3).
+pub fn initialize_params(profile: Profile) -> Map<String, Value> {
+    let v = if profile == Profile::Copilot {
+        json!({"protocolVersion":"2025-11-25",
+            "capabilities":{"elicitation":{"form":{},"url":{}},"sampling":{}},
+            "clientInfo":{"name":"copilot-cli","version":"1.0.92-4.unstable.r37397886721.gad270aa"}})
+    } else {
+        json!({"protocolVersion":"2025-11-25",
+            "capabilities":{"roots":{"listChanged":true},"sampling":{},"elicitation":{"form":{},"url":{}},
+                "tasks":{"list":{},"cancel":{},"requests":{"sampling":{"createMessage":{}},"elicitation":{"create":{}}}},
+                "extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}},
+            "clientInfo":{"name":"Visual Studio Code","version":"1.141.0"}})
+    };
+    v.as_object().cloned().unwrap_or_default()
+}
+
+/// Copilot's first frame (§3.1): server/discover with id 0 and the 2026-07-28 `_meta`.
+pub fn copilot_discover() -> Value {
+    json!({"jsonrpc":"2.0","id":0,"method":"server/discover","params":{"_meta":{
+        "io.modelcontextprotocol/protocolVersion":"2026-07-28",
+        "io.modelcontextprotocol/clientInfo":{"name":"copilot-cli","version":"1.0.85"},
+        "io.modelcontextprotocol/clientCapabilities":{"sampling":{},"elicitation":{"form":{},"url":{}}}}}})
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copilot_initialize_has_no_roots_and_local_declares_them() {
+        let c = initialize_params(Profile::Copilot);
+        assert!(c["capabilities"].get("roots").is_none());
+        assert_eq!(c["clientInfo"]["name"], "copilot-cli");
+        let l = initialize_params(Profile::Local);
+        assert!(l["capabilities"].get("roots").is_some());
+        assert_eq!(l["clientInfo"]["name"], "Visual Studio Code");
+    }
+
+    #[test]
+    fn notifications_put_jsonrpc_last() {
+        let n = notification("notifications/initialized", None).to_string();
+        assert_eq!(
+            n,
+            r#"{"method":"notifications/initialized","jsonrpc":"2.0"}"#
+        );
+    }
+
+    #[test]
+    fn the_copilot_discover_has_id_0() {
+        assert_eq!(copilot_discover()["id"], json!(0));
+    }
+
+    #[test]
+    fn copilot_requests_put_jsonrpc_before_id_and_carry_token_0() {
+        let r = request(Profile::Copilot, 3, "tools/list", Map::new()).to_string();
+        assert_eq!(
+            r,
+            r#"{"method":"tools/list","params":{"_meta":{"progressToken":0}},"jsonrpc":"2.0","id":3}"#
+        );
+        let l = request(Profile::Local, 4, "tools/list", Map::new()).to_string();
+        assert_eq!(
+            l,
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{}}"#
+        );
+    }
+}
