@@ -6,3 +6,4 @@ command -v cargo >/dev/null || { echo "setup: cargo is missing: install Rust wit
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
 # Fetch the crates once, so that the build and test steps below do not race for the registry.
 cargo fetch --locked
+bash ci/install-peers.sh

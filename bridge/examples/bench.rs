@@ -16,7 +16,9 @@ use serde_json::{Value, json};
 
 const ROUND_TRIPS: usize = 2000;
 const WARMUP: usize = 100;
-const BIG_BYTES: usize = 16 << 20;
+/// A 16 MiB result: the text is 64 KiB short of 16 MiB so that the request line (text plus
+/// envelope) stays within the fixture's 16 MiB line limit.
+const BIG_BYTES: usize = (16 << 20) - (64 << 10);
 const BIG_RUNS: usize = 7;
 
 struct Peer {
@@ -39,7 +41,14 @@ impl Peer {
             .unwrap_or_else(|e| panic!("cannot start {}: {e}", program.display()));
         let stdin = child.stdin.take().expect("stdin");
         let stdout = BufReader::with_capacity(1 << 20, child.stdout.take().expect("stdout"));
-        Peer { child, stdin, stdout, line: Vec::new(), next_id: 1, modern }
+        Peer {
+            child,
+            stdin,
+            stdout,
+            line: Vec::new(),
+            next_id: 1,
+            modern,
+        }
     }
 
     /// One request and its response (notifications skipped); returns the response line length.
@@ -51,7 +60,9 @@ impl Peer {
                 "io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"},
                 "io.modelcontextprotocol/clientCapabilities":{}});
         }
-        let mut frame = serde_json::to_vec(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params})).expect("json");
+        let mut frame =
+            serde_json::to_vec(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}))
+                .expect("json");
         frame.push(b'\n');
         self.stdin.write_all(&frame).expect("write");
         self.stdin.flush().expect("flush");
@@ -62,7 +73,11 @@ impl Peer {
             // Find the id cheaply: a response ends with its id or has it near the start.
             let v: Value = serde_json::from_slice(&self.line).expect("one JSON line");
             if v.get("id") == Some(&json!(id)) {
-                assert!(v.get("result").is_some(), "error: {:.300}", String::from_utf8_lossy(&self.line));
+                assert!(
+                    v.get("result").is_some(),
+                    "error: {:.300}",
+                    String::from_utf8_lossy(&self.line)
+                );
                 return n;
             }
         }
@@ -82,7 +97,10 @@ fn median(mut samples: Vec<Duration>) -> Duration {
 fn target_dir() -> PathBuf {
     // target/<profile>/examples/bench → target
     let exe = std::env::current_exe().expect("exe");
-    exe.ancestors().nth(3).map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("target"))
+    exe.ancestors()
+        .nth(3)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("target"))
 }
 
 fn find(var: &str, name: &str) -> PathBuf {
@@ -132,7 +150,11 @@ fn big(peer: &mut Peer) -> Duration {
 fn main() {
     let bridge = find("BRIDGE_BIN", "mcp-bridge-vscode");
     let fixture = find("BRIDGE_FIXTURE_SERVER", "bridge-fixture-server");
-    println!("bridge:  {}\nfixture: {}", bridge.display(), fixture.display());
+    println!(
+        "bridge:  {}\nfixture: {}",
+        bridge.display(),
+        fixture.display()
+    );
     let fixture_arg = fixture.to_string_lossy().into_owned();
 
     let mut direct = Peer::start(&fixture, &[], true);
@@ -143,16 +165,23 @@ fn main() {
         json!({"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}),
     );
 
+    eprintln!("round trips, direct …");
     let rt_direct = round_trips(&mut direct);
+    eprintln!("round trips, via the bridge …");
     let rt_via = round_trips(&mut via);
+    eprintln!("16 MiB, direct …");
     let big_direct = big(&mut direct);
+    eprintln!("16 MiB, via the bridge …");
     let big_via = big(&mut via);
     direct.stop();
     via.stop();
 
     let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
     println!();
-    println!("{:<44} {:>12} {:>12} {:>8}", "measure (median)", "direct", "via bridge", "ratio");
+    println!(
+        "{:<44} {:>12} {:>12} {:>8}",
+        "measure (median)", "direct", "via bridge", "ratio"
+    );
     println!(
         "{:<44} {:>9.1} µs {:>9.1} µs {:>8.2}",
         format!("tools/call echo round trip ({ROUND_TRIPS} calls)"),

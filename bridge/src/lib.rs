@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod front;
 pub mod log;
+pub mod stdio_pipes;
 pub mod translate;
 pub mod upstream;
 pub mod watchdog;

@@ -12,7 +12,7 @@ use mcp_bridge_vscode::front::{self, Hooks, Outcome, UpstreamCommand};
 use mcp_bridge_vscode::log::{self, Level};
 use mcp_bridge_vscode::translate::initialize::{ServerInfoFallback, fallback_name};
 use mcp_bridge_vscode::upstream::stdio::SHUTDOWN_GRACE;
-use mcp_bridge_vscode::{VERSION, watchdog};
+use mcp_bridge_vscode::{VERSION, stdio_pipes, watchdog};
 
 fn main() {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
@@ -48,8 +48,7 @@ fn main() {
         max_in_flight: front::inflight::MAX_IN_FLIGHT,
         shutdown_grace: SHUTDOWN_GRACE,
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {
@@ -69,12 +68,16 @@ fn main() {
         })),
         upstream_pid,
     };
-    let outcome = runtime.block_on(front::serve(
-        front_options,
-        tokio::io::stdin(),
-        tokio::io::stdout(),
-        hooks,
-    ));
+    let outcome = runtime.block_on(async move {
+        // The pipes register with the reactor, so they are made inside the runtime.
+        front::serve(
+            front_options,
+            stdio_pipes::stdin(),
+            stdio_pipes::stdout(),
+            hooks,
+        )
+        .await
+    });
     // Exit without dropping the runtime: its stdin thread may still block in a read.
     std::process::exit(match outcome {
         Outcome::Eof => 0,

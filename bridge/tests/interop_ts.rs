@@ -14,9 +14,18 @@ use std::time::{Duration, Instant};
 
 #[test]
 fn interop_typescript_sdk_v1_lists_calls_add_gets_greet_and_reads_the_resource() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("interop");
-    if !dir.join("node_modules").join("@modelcontextprotocol").join("sdk").is_dir() {
-        println!("skipped: the TypeScript SDK is not installed (run bridge/ci-proposal/install-ts-sdk.sh)");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("interop");
+    if !dir
+        .join("node_modules")
+        .join("@modelcontextprotocol")
+        .join("sdk")
+        .is_dir()
+    {
+        println!(
+            "skipped: the TypeScript SDK is not installed (run bridge/ci-proposal/install-ts-sdk.sh)"
+        );
         return;
     }
     let mut child = match Command::new("node")
@@ -48,7 +57,10 @@ fn interop_typescript_sdk_v1_lists_calls_add_gets_greet_and_reads_the_resource()
     let out = child.wait_with_output().expect("output");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(status.success(), "driver failed\nstdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(
+        status.success(),
+        "driver failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
     let result: serde_json::Value = serde_json::from_str(stdout.trim()).expect("one JSON line");
     assert_eq!(result["add"], "5");
     assert_eq!(result["greeting"], "Hello, VS Code.");

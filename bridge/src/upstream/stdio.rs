@@ -65,6 +65,11 @@ impl StdioTransport {
             .take()
             .ok_or_else(|| io::Error::other("no stdout pipe"))?;
         let pid = child.id();
+        #[cfg(unix)]
+        {
+            crate::stdio_pipes::grow_pipe(&stdin);
+            crate::stdio_pipes::grow_pipe(&stdout);
+        }
 
         let (writer_tx, writer_rx) = mpsc::unbounded_channel();
         let stop = Arc::new(Notify::new());
@@ -189,14 +194,11 @@ async fn supervise(
                 None => std::future::pending().await,
             }
         };
-        let step = tokio::select! {
+        tokio::select! {
             status = child.wait() => break status.map(exit_info).unwrap_or(ExitInfo::Unknown),
-            _ = stop.notified(), if phase == Phase::Running => true,
-            _ = stdout_closed.notified(), if phase == Phase::Running => true,
-            _ = timer => true,
-        };
-        if !step {
-            continue;
+            _ = stop.notified(), if phase == Phase::Running => {}
+            _ = stdout_closed.notified(), if phase == Phase::Running => {}
+            _ = timer => {}
         }
         phase = match phase {
             Phase::Running => {
