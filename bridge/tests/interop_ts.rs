@@ -3,8 +3,8 @@
 //! `StdioClientTransport` starts the bridge with the fixture, lists the tools, calls `add`
 //! and gets `5`, gets the prompt `greet`, and reads the resource.
 //!
-//! It runs when tests/interop/node_modules is installed (ci-proposal/install-ts-sdk.sh);
-//! otherwise it says that it skipped.
+//! It runs when tests/interop/node_modules is installed (ci/install-peers.sh); otherwise it
+//! says that it skipped, except in CI (`CI=true`), where a missing peer is a failure.
 
 mod support;
 
@@ -23,9 +23,9 @@ fn interop_typescript_sdk_v1_lists_calls_add_gets_greet_and_reads_the_resource()
         .join("sdk")
         .is_dir()
     {
-        println!(
-            "skipped: the TypeScript SDK is not installed (run bridge/ci-proposal/install-ts-sdk.sh)"
-        );
+        let why = "the TypeScript SDK is not installed (run ci/install-peers.sh)";
+        assert!(std::env::var_os("CI").is_none(), "{why}");
+        println!("skipped: {why}");
         return;
     }
     let mut child = match Command::new("node")
@@ -39,6 +39,7 @@ fn interop_typescript_sdk_v1_lists_calls_add_gets_greet_and_reads_the_resource()
     {
         Ok(child) => child,
         Err(e) => {
+            assert!(std::env::var_os("CI").is_none(), "node does not start: {e}");
             println!("skipped: node does not start ({e})");
             return;
         }
