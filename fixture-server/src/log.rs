@@ -4,11 +4,11 @@
 use std::io::Write;
 
 fn line(level: &str, scope: &str, text: &str) {
+    // One write per line: stderr is unbuffered, and `writeln!` would write the pieces one by
+    // one, so that they interleave with the lines of the bridge that shares the stderr.
+    let line = format!("bridge-fixture-server: {level}({scope}): {text}\n");
     // A closed stderr must not stop the server: the line is lost, nothing else.
-    let _ = writeln!(
-        std::io::stderr().lock(),
-        "bridge-fixture-server: {level}({scope}): {text}"
-    );
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }
 
 /// An error line.
