@@ -1,31 +1,37 @@
 //! Requests of the bridge to VS Code (the machinery of M2's input rounds): string ids `b-1`,
-//! `b-2`, … that can never equal an integer id of VS Code (quirk of M1), a table of pending
-//! answers, and the cancellation of a request that VS Code has not answered.
+//! `b-2`, … that can never equal an integer id of VS Code (quirk of M1), one counter per
+//! connection shared by all rounds and requests, a table of pending answers, and the
+//! cancellation of a request that VS Code has not answered.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 
+use crate::input::answers::ClientAnswer;
+use crate::input::texts;
 use crate::log::{self, Level};
 use crate::wire::parse::BRIDGE_ID_PREFIX;
 use crate::wire::writer::Outbox;
-
-/// VS Code's answer to a request of the bridge.
-#[derive(Debug, PartialEq)]
-pub enum ClientAnswer {
-    Result(Value),
-    Error(Value),
-    /// A line with this id that is not a valid answer.
-    BadLine,
-}
 
 /// A request of the bridge that waits for its answer.
 pub struct PendingAnswer {
     pub id: String,
     pub answer: oneshot::Receiver<ClientAnswer>,
+}
+
+/// The frame of a request of the bridge; without `params` when there are none.
+pub fn request_frame(id: &str, method: &str, params: Option<Value>) -> Value {
+    let mut frame = Map::new();
+    frame.insert("jsonrpc".into(), "2.0".into());
+    frame.insert("id".into(), Value::String(id.to_owned()));
+    frame.insert("method".into(), method.into());
+    if let Some(params) = params {
+        frame.insert("params".into(), params);
+    }
+    Value::Object(frame)
 }
 
 /// The pending table.
@@ -50,22 +56,21 @@ impl ClientRequests {
         )
     }
 
-    /// Sends a request to VS Code. The entry exists before the frame goes out, so that the
-    /// reader can never see an answer before its entry.
-    pub fn send(&self, outbox: &Outbox, method: &str, params: Value) -> PendingAnswer {
+    /// Sends a request to VS Code (§3.4: `roots/list` goes without params when the upstream
+    /// gave none). The entry exists before the frame goes out, so that the reader can never
+    /// see an answer before its entry. The caller writes the debug line, which names the
+    /// original request.
+    pub fn send(&self, outbox: &Outbox, method: &str, params: Option<Value>) -> PendingAnswer {
         let id = self.next_id();
         let (tx, rx) = oneshot::channel();
         self.lock().insert(id.clone(), tx);
-        outbox.send(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}));
-        log::bridge(
-            Level::Debug,
-            &format!("sent {method} to the client as request \"{id}\""),
-        );
+        outbox.send(&request_frame(&id, method, params));
         PendingAnswer { id, answer: rx }
     }
 
-    /// The reader routes an answer here. Late, unknown and second answers are dropped with
-    /// a debug line.
+    /// The reader routes an answer here (§3.9). Late, unknown and second answers are dropped
+    /// with a debug line: VS Code ignores the bridge's cancellations, so late answers are
+    /// normal.
     pub fn resolve(&self, id: &str, answer: ClientAnswer) -> bool {
         match self.lock().remove(id) {
             Some(tx) => tx.send(answer).is_ok(),
@@ -79,11 +84,11 @@ impl ClientRequests {
         }
     }
 
-    /// Gives a request up: VS Code gets `notifications/cancelled` (it may still answer; that
-    /// late answer is dropped).
+    /// Gives a request up: VS Code gets `notifications/cancelled` with the reason (it may
+    /// still answer; that late answer is dropped). Nothing for an answered request.
     pub fn cancel(&self, outbox: &Outbox, id: &str, reason: &str) {
         if self.lock().remove(id).is_some() {
-            outbox.send(&json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":id,"reason":reason}}));
+            outbox.send(&texts::cancelled(id, reason));
         }
     }
 
@@ -97,15 +102,16 @@ impl ClientRequests {
 mod tests {
     use super::*;
     use crate::wire::writer::spawn_writer;
+    use serde_json::json;
     use tokio::io::AsyncReadExt;
 
     #[tokio::test]
-    async fn quirk_bridge_requests_have_string_ids_and_route_answers() {
+    async fn r8_quirk_bridge_requests_have_string_ids_and_route_answers() {
         let (w, mut r) = tokio::io::duplex(1 << 16);
         let (outbox, handle) = spawn_writer(w);
         let table = ClientRequests::default();
-        let a = table.send(&outbox, "elicitation/create", json!({"message":"m"}));
-        let b = table.send(&outbox, "roots/list", json!({}));
+        let a = table.send(&outbox, "elicitation/create", Some(json!({"message":"m"})));
+        let b = table.send(&outbox, "roots/list", None);
         assert_eq!((a.id.as_str(), b.id.as_str()), ("b-1", "b-2"));
         assert!(table.resolve("b-1", ClientAnswer::Result(json!({"action":"accept"}))));
         assert!(
@@ -127,20 +133,27 @@ mod tests {
         );
         assert!(b.answer.await.is_err());
         assert_eq!(table.pending(), 0);
+        // The counter is the connection's: a later round goes on with b-3.
+        assert_eq!(table.send(&outbox, "roots/list", Some(json!({}))).id, "b-3");
         outbox.close();
         let _ = handle.await;
         let mut out = String::new();
         let _ = r.read_to_string(&mut out).await;
-        let lines: Vec<Value> = out
-            .lines()
-            .filter_map(|l| serde_json::from_str(l).ok())
-            .collect();
-        assert_eq!(lines.len(), 3);
-        assert_eq!(lines[0]["id"], "b-1");
-        assert_eq!(lines[1]["method"], "roots/list");
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 4);
+        assert!(lines[0].contains(r#""id":"b-1""#));
+        // §3.4: roots/list without params when the upstream gave none.
+        assert_eq!(
+            lines[1],
+            r#"{"jsonrpc":"2.0","id":"b-2","method":"roots/list"}"#
+        );
         assert_eq!(
             lines[2],
-            json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"b-2","reason":"the client canceled the request"}})
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"b-2","reason":"the client canceled the request"}}"#
+        );
+        assert_eq!(
+            lines[3],
+            r#"{"jsonrpc":"2.0","id":"b-3","method":"roots/list","params":{}}"#
         );
     }
 }

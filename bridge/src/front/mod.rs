@@ -9,6 +9,7 @@ pub mod client_requests;
 pub mod inflight;
 pub mod initialize;
 pub mod request;
+pub mod rounds;
 
 use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -19,10 +20,12 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 use tokio_util::task::TaskTracker;
 
-use self::client_requests::{ClientAnswer, ClientRequests};
+use self::client_requests::ClientRequests;
 use self::inflight::{
     Inflight, REASON_CLIENT_CANCELED, REASON_CLIENT_CLOSED, REASON_UPSTREAM_STOPPED, Refused, Slot,
 };
+use crate::input::answers::ClientAnswer;
+use crate::input::complete::ElicitationIds;
 use crate::log::{self, Level};
 use crate::translate::errors::{Cause, error_frame, error_object, result_frame};
 use crate::translate::forward::{MethodClass, classify, has_modern_meta};
@@ -93,6 +96,8 @@ pub(crate) struct Shared {
     /// 0 = no `logging/setLevel` yet, else the rank of the level + 1.
     level: AtomicU8,
     client_requests: ClientRequests,
+    /// O1: the `elicitationId`s of URL steps, one counter per connection.
+    elicitation_ids: Mutex<ElicitationIds>,
     tasks: TaskTracker,
     stoppers: TaskTracker,
     generation: AtomicU64,
@@ -103,6 +108,13 @@ pub(crate) struct Shared {
 impl Shared {
     pub(crate) fn state(&self) -> MutexGuard<'_, State> {
         self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The connection's counter of elicitation ids (held only while a round is planned).
+    pub(crate) fn elicitation_ids(&self) -> MutexGuard<'_, ElicitationIds> {
+        self.elicitation_ids
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
@@ -178,6 +190,7 @@ where
         state: Mutex::new(State::AwaitingInit),
         level: AtomicU8::new(0),
         client_requests: ClientRequests::default(),
+        elicitation_ids: Mutex::new(ElicitationIds::new()),
         tasks: TaskTracker::new(),
         stoppers: TaskTracker::new(),
         generation: AtomicU64::new(0),
@@ -490,19 +503,21 @@ async fn stop_at_eof(shared: &Shared) {
 }
 
 /// "When the upstream server stops": the error line, -32603 `upstream_exited` to every
-/// request in flight, then the caller exits with code 1.
+/// request in flight, then the caller exits with code 1. The tasks stop first (bounded), so
+/// that what they owe VS Code before a response comes before it (M2: `notifications/cancelled`
+/// for their `b-` requests and `notifications/elicitation/complete` for accepted URLs, §3.7).
 async fn stop_after_upstream_exit(shared: &Shared, exit: ExitInfo) {
     *shared.state() = State::Closing;
     log::bridge(Level::Err, &format!("the upstream server {exit}"));
-    for slot in shared.inflight.take_all(REASON_UPSTREAM_STOPPED) {
-        shared.reply(
-            slot.id.clone(),
-            Err(error_object(Cause::UpstreamExited, None)),
-        );
+    let slots = shared.inflight.take_all(REASON_UPSTREAM_STOPPED);
+    for slot in &slots {
         slot.token.cancel();
     }
     shared.tasks.close();
     let _ = tokio::time::timeout(shared.opts.shutdown_grace, shared.tasks.wait()).await;
+    for slot in slots {
+        shared.reply(slot.id, Err(error_object(Cause::UpstreamExited, None)));
+    }
     shared.stoppers.close();
     let _ = tokio::time::timeout(shared.opts.shutdown_grace, shared.stoppers.wait()).await;
 }

@@ -2,9 +2,8 @@
 //! limit, the "still waiting" lines, progress with VS Code's own token (O4, C3), and the
 //! shape of the result (R4, R5, R6).
 //!
-//! Seam for M2: a result with `resultType: "input_required"` comes to
-//! [`input_required`]; M2 replaces it with the input rounds, which loop back to
-//! [`exchange`] with `round + 1`.
+//! M2: a result with `resultType: "input_required"` goes to the input rounds
+//! ([`super::rounds`]), which loop back to [`exchange`] with the next round (R8).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,6 +13,10 @@ use tokio::time::Instant;
 
 use super::Shared;
 use super::inflight::{REASON_TIMEOUT, Slot};
+use super::rounds::{Next, Rounds};
+use crate::input::parse::is_input_required;
+use crate::input::state::{RefusedState, is_refused_state, refused_state_response};
+use crate::input::texts;
 use crate::log::{self, Level};
 use crate::translate::errors::{self, Cause, error_object, format_limit};
 use crate::translate::forward::{ForwardKind, forward_params};
@@ -117,7 +120,10 @@ pub fn error_of(error: UpstreamError) -> Value {
     }
 }
 
-/// The task of a forwarded request.
+/// The task of a forwarded request: the round loop of reference-bridge.md §3.1. Each
+/// `InputRequiredResult` is answered by VS Code through the input rounds ([`Rounds`]) and the
+/// request goes upstream again, until a complete result, an error or a limit (R8: VS Code
+/// never sees `input_required`). Progress of every round reaches VS Code with its token.
 pub(crate) async fn run_forward(
     shared: Arc<Shared>,
     slot: Slot,
@@ -131,44 +137,92 @@ pub(crate) async fn run_forward(
         progress: fwd.progress_token.is_some(),
         meta: fwd.meta,
     };
-    let timeout = kind.timeout();
     let method = slot.method.clone();
-    let outcome = exchange(
-        &shared,
-        &slot,
-        &upstream,
-        &method,
-        fwd.params,
-        &opts,
-        fwd.progress_token.as_ref(),
-        timeout,
-        1,
-    )
-    .await;
-    let response = match outcome {
-        Exchange::Cancelled => return,
-        Exchange::TimedOut => {
-            let limit = format_limit(timeout);
-            log::bridge(
-                Level::Warn,
-                &format!("request {} ({method}): no response in {limit}", slot.id),
-            );
-            Err(error_object(
-                Cause::Timeout,
-                Some(&format!("{method}: no response in {limit}")),
-            ))
+    let mut rounds = Rounds::new(upstream.capabilities());
+    let mut round_params = fwd.params.clone();
+    let mut round = 0u32;
+    let response = loop {
+        let timeout = kind.timeout_for_round(round);
+        let outcome = exchange(
+            &shared,
+            &slot,
+            &upstream,
+            &method,
+            round_params.clone(),
+            &opts,
+            fwd.progress_token.as_ref(),
+            timeout,
+            round + 1,
+        )
+        .await;
+        let raw = match outcome {
+            Exchange::Cancelled => break None,
+            Exchange::TimedOut => break Some(Err(timed_out(&slot, timeout))),
+            Exchange::Done(Err(UpstreamError::Rpc(e)))
+                if is_refused_state(rounds.carried_state, &e) =>
+            {
+                break Some(refused_state(&slot, &e, rounds.input_wait));
+            }
+            Exchange::Done(Err(e)) => break Some(Err(error_of(e))),
+            Exchange::Done(Ok(raw)) => raw,
+        };
+        rounds.observe(&shared, &raw);
+        if !is_input_required(&raw) {
+            break Some(complete(&method, raw));
         }
-        Exchange::Done(Err(e)) => Err(error_of(e)),
-        Exchange::Done(Ok(raw)) => complete(&slot, &method, raw),
+        match rounds.round(&shared, &slot, &fwd.params, &raw).await {
+            Next::Retry(params) => round_params = params,
+            Next::Respond(r) => break Some(r),
+            Next::Cancelled => break None,
+        }
+        round += 1;
     };
-    shared.respond(&slot, response);
+    rounds.finish(&shared);
+    if let Some(response) = response {
+        shared.respond(&slot, response);
+    }
+}
+
+/// No upstream response in the time limit of the round.
+fn timed_out(slot: &Slot, timeout: Duration) -> Value {
+    let limit = format_limit(timeout);
+    let method = &slot.method;
+    log::bridge(
+        Level::Warn,
+        &format!("request {} ({method}): no response in {limit}", slot.id),
+    );
+    error_object(
+        Cause::Timeout,
+        Some(&format!("{method}: no response in {limit}")),
+    )
+}
+
+/// §3.8: the upstream refused the `requestState` of a retry: the texts of the reference (a
+/// tool result with `isError` for `tools/call`, so that the model reads it; an error else).
+fn refused_state(slot: &Slot, error: &Value, waited: Duration) -> Result<Value, Value> {
+    log::bridge(
+        Level::Warn,
+        &texts::refused_state_log(&slot.method, &slot.id, waited),
+    );
+    match refused_state_response(&slot.method, error) {
+        RefusedState::Result(r) => Ok(r),
+        RefusedState::Error(e) => Err(e),
+    }
 }
 
 /// A complete result goes to VS Code in its 2025-11-25 shape.
-fn complete(slot: &Slot, method: &str, raw: Value) -> Result<Value, Value> {
+fn complete(method: &str, raw: Value) -> Result<Value, Value> {
     match result_kind(&raw) {
         ResultKind::Complete => {}
-        ResultKind::InputRequired => return Err(input_required(slot)),
+        // The round loop takes every input_required result before this point.
+        ResultKind::InputRequired => {
+            return Err(error_object(
+                Cause::InvalidResponse,
+                Some(&format!(
+                    "{method}: an input_required result outside the rounds"
+                )),
+            ));
+        }
         ResultKind::Unknown(kind) => {
             return Err(error_object(
                 Cause::InvalidResponse,
@@ -198,18 +252,6 @@ fn complete(slot: &Slot, method: &str, raw: Value) -> Result<Value, Value> {
         log::bridge(Level::Info, &text);
     }
     Ok(result)
-}
-
-/// R8 seam (M2): the input rounds. In M1 the bridge cannot give the input.
-fn input_required(slot: &Slot) -> Value {
-    log::bridge(
-        Level::Warn,
-        &format!(
-            "request {} ({}): the input requests of the upstream server failed: this version does no input rounds",
-            slot.id, slot.method
-        ),
-    );
-    error_object(Cause::HookFailed, Some("input rounds are not supported"))
 }
 
 /// O4: the progress of the upstream server with VS Code's token; only the members of
@@ -267,32 +309,28 @@ mod tests {
     }
 
     #[test]
-    fn r8_seam_input_required_and_unknown_result_types() {
-        let slot = super::super::inflight::Inflight::new(1)
-            .admit(&json!(1), "tools/call")
-            .expect("slot");
+    fn r8_result_types_outside_the_rounds() {
         let e = complete(
-            &slot,
             "tools/call",
             json!({"resultType":"input_required","inputRequests":{}}),
         )
         .err();
         assert_eq!(
             e.map(|e| e["data"]["cause"].clone()),
-            Some(json!("hook_failed"))
+            Some(json!("invalid_response"))
         );
-        let e = complete(&slot, "tools/call", json!({"resultType":"task"})).err();
+        let e = complete("tools/call", json!({"resultType":"task"})).err();
         assert_eq!(
             e.map(|e| e["data"]["cause"].clone()),
             Some(json!("invalid_response"))
         );
-        let e = complete(&slot, "tools/call", json!([1])).err();
+        let e = complete("tools/call", json!([1])).err();
         assert_eq!(
             e.map(|e| e["data"]["cause"].clone()),
             Some(json!("invalid_response"))
         );
         assert_eq!(
-            complete(&slot, "tools/call", json!({})).ok(),
+            complete("tools/call", json!({})).ok(),
             Some(json!({"content":[]}))
         );
     }

@@ -39,6 +39,9 @@ pub enum ForwardKind {
 pub const LIST_TIMEOUT: Duration = Duration::from_secs(120);
 pub const READ_TIMEOUT: Duration = Duration::from_secs(120);
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(3600);
+/// M2: the wait for VS Code's answers of one input round (a person fills the form), and every
+/// later upstream round of a read (the upstream may work on the answers).
+pub const INPUT_TIMEOUT: Duration = Duration::from_secs(3600);
 
 impl ForwardKind {
     /// The time limit of one upstream round of this kind.
@@ -47,6 +50,15 @@ impl ForwardKind {
             ForwardKind::List | ForwardKind::Complete => LIST_TIMEOUT,
             ForwardKind::Read => READ_TIMEOUT,
             ForwardKind::Call => CALL_TIMEOUT,
+        }
+    }
+
+    /// R8 (reference-bridge.md §3.1, `Timeouts.forRound`): the time limit of upstream round
+    /// `round` (0 = the first request): a read's retries get the input wait.
+    pub fn timeout_for_round(self, round: u32) -> Duration {
+        match self {
+            ForwardKind::Read if round > 0 => INPUT_TIMEOUT,
+            other => other.timeout(),
         }
     }
 }
@@ -244,6 +256,23 @@ mod tests {
         assert_eq!(ForwardKind::Complete.timeout(), Duration::from_secs(120));
         assert_eq!(ForwardKind::Read.timeout(), Duration::from_secs(120));
         assert_eq!(ForwardKind::Call.timeout(), Duration::from_secs(3600));
+        // R8: the retries of a read wait as long as the input itself.
+        assert_eq!(
+            ForwardKind::Read.timeout_for_round(0),
+            Duration::from_secs(120)
+        );
+        assert_eq!(
+            ForwardKind::Read.timeout_for_round(1),
+            Duration::from_secs(3600)
+        );
+        assert_eq!(
+            ForwardKind::Call.timeout_for_round(5),
+            Duration::from_secs(3600)
+        );
+        assert_eq!(
+            ForwardKind::List.timeout_for_round(1),
+            Duration::from_secs(120)
+        );
     }
 
     #[test]

@@ -102,6 +102,12 @@ impl UpstreamClient {
         client
     }
 
+    /// The client capabilities that the bridge declared upstream (VS Code's, after the mask of
+    /// C2): the input kinds that an input round may ask VS Code for (R8).
+    pub fn capabilities(&self) -> &Value {
+        &self.envelope.capabilities
+    }
+
     /// The transport (for the stop sequence and the watchdog).
     pub fn transport(&self) -> &Arc<dyn Transport> {
         &self.transport
