@@ -3,10 +3,11 @@
 //!
 //! Layers (DESIGN.md): [`cli`] options, [`log`] stderr lines, [`wire`] line reader and
 //! writer, [`translate`] the pure rules, [`upstream`] the 2026-07-28 client and its
-//! transports, [`front`] the 2025-11-25 face for VS Code, [`watchdog`] the bound of the stop.
+//! transports, [`listen`] the pure rules of the listen stream (M3), [`front`] the 2025-11-25 face for VS Code, [`watchdog`] the bound of the stop.
 
 pub mod cli;
 pub mod front;
+pub mod listen;
 pub mod log;
 pub mod stdio_pipes;
 pub mod translate;

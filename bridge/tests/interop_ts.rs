@@ -1,38 +1,49 @@
-//! Interop with a real 2025-11-25 client that we did not write: the TypeScript SDK v1
-//! (`@modelcontextprotocol/sdk`, pinned in tests/interop/package.json) with
-//! `StdioClientTransport` starts the bridge with the fixture, lists the tools, calls `add`
-//! and gets `5`, gets the prompt `greet`, and reads the resource.
+//! Interop with real peers that we did not write (pinned in tests/interop/package.json):
 //!
-//! It runs when tests/interop/node_modules is installed (ci/install-peers.sh); otherwise it
-//! says that it skipped, except in CI (`CI=true`), where a missing peer is a failure.
+//! - the TypeScript SDK v1 client (`@modelcontextprotocol/sdk`, 2025-11-25) with
+//!   `StdioClientTransport` starts the bridge with the fixture, lists the tools, calls `add`
+//!   and gets `5`, gets the prompt `greet`, and reads the resource;
+//! - M3 (O6, the quirk on tool re-listing): the same client in front of the bridge, with the
+//!   TypeScript SDK v2 server (`@modelcontextprotocol/server`, 2026-07-28, `serveStdio`) as
+//!   the upstream: a tool that changes the tool list gives the client the list change before
+//!   its result.
+//!
+//! They run when tests/interop/node_modules is installed (ci/install-peers.sh); otherwise they
+//! say that they skipped, except in CI (`CI=true`), where a missing peer is a failure.
 
 mod support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-#[test]
-fn interop_typescript_sdk_v1_lists_calls_add_gets_greet_and_reads_the_resource() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+fn interop_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests")
-        .join("interop");
-    if !dir
-        .join("node_modules")
-        .join("@modelcontextprotocol")
-        .join("sdk")
-        .is_dir()
-    {
-        let why = "the TypeScript SDK is not installed (run ci/install-peers.sh)";
+        .join("interop")
+}
+
+/// Runs `node <script> <args>` in tests/interop when the `packages` are installed; returns
+/// its one JSON line, or `None` (skipped) outside CI when a peer or node is missing.
+fn run_driver(packages: &[&str], script: &str, args: &[PathBuf]) -> Option<serde_json::Value> {
+    let dir = interop_dir();
+    let missing = packages.iter().find(|p| {
+        !dir.join("node_modules")
+            .join("@modelcontextprotocol")
+            .join(p)
+            .is_dir()
+    });
+    if let Some(package) = missing {
+        let why =
+            format!("@modelcontextprotocol/{package} is not installed (run ci/install-peers.sh)");
         assert!(std::env::var_os("CI").is_none(), "{why}");
         println!("skipped: {why}");
-        return;
+        return None;
     }
     let mut child = match Command::new("node")
         .current_dir(&dir)
-        .arg("driver.mjs")
-        .arg(support::bridge_bin())
-        .arg(support::fixture_bin())
+        .arg(script)
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -41,7 +52,7 @@ fn interop_typescript_sdk_v1_lists_calls_add_gets_greet_and_reads_the_resource()
         Err(e) => {
             assert!(std::env::var_os("CI").is_none(), "node does not start: {e}");
             println!("skipped: node does not start ({e})");
-            return;
+            return None;
         }
     };
     let since = Instant::now();
@@ -51,7 +62,7 @@ fn interop_typescript_sdk_v1_lists_calls_add_gets_greet_and_reads_the_resource()
         }
         if since.elapsed() > Duration::from_secs(60) {
             let _ = child.kill();
-            panic!("the interop driver did not end within 60 s");
+            panic!("the interop driver {script} did not end within 60 s");
         }
         std::thread::sleep(Duration::from_millis(20));
     };
@@ -60,9 +71,37 @@ fn interop_typescript_sdk_v1_lists_calls_add_gets_greet_and_reads_the_resource()
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         status.success(),
-        "driver failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+        "driver {script} failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
     );
-    let result: serde_json::Value = serde_json::from_str(stdout.trim()).expect("one JSON line");
+    Some(serde_json::from_str(stdout.trim()).expect("one JSON line"))
+}
+
+#[test]
+fn interop_typescript_sdk_v1_lists_calls_add_gets_greet_and_reads_the_resource() {
+    let Some(result) = run_driver(
+        &["sdk"],
+        "driver.mjs",
+        &[support::bridge_bin(), support::fixture_bin()],
+    ) else {
+        return;
+    };
     assert_eq!(result["add"], "5");
     assert_eq!(result["greeting"], "Hello, VS Code.");
+}
+
+#[test]
+fn m3_o6_interop_typescript_sdk_v2_server_list_change_reaches_the_v1_client_before_the_result() {
+    let Some(result) = run_driver(
+        &["sdk", "server"],
+        "list_change.mjs",
+        &[support::bridge_bin()],
+    ) else {
+        return;
+    };
+    assert_eq!(
+        result["events"],
+        serde_json::json!(["list_changed", "result"])
+    );
+    assert_eq!(result["before"], serde_json::json!(["extra", "hide_extra"]));
+    assert_eq!(result["after"], serde_json::json!(["hide_extra"]));
 }
