@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the real third-party MCP peers of the interop tests at pinned versions:
-# the TypeScript SDK v1 client and (M2) the TypeScript SDK v2 server
-# (bridge/tests/interop/package-lock.json). Needs Node.js >= 18;
+# the TypeScript SDK v1 client and the TypeScript SDK v2 server (M3 upstream), both pinned in
+# bridge/tests/interop/package-lock.json. Needs Node.js >= 20;
 # installs Debian's nodejs and npm when the machine has none. Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."

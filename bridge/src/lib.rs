@@ -2,12 +2,15 @@
 //! upstream server of revision 2026-07-28.
 //!
 //! Layers (DESIGN.md): [`cli`] options, [`log`] stderr lines, [`wire`] line reader and
-//! writer, [`translate`] the pure rules, [`input`] the pure rules of the input rounds (M2), [`upstream`] the 2026-07-28 client and its
-//! transports, [`front`] the 2025-11-25 face for VS Code, [`watchdog`] the bound of the stop.
+//! writer, [`translate`] the pure rules, [`input`] the pure rules of the input rounds (M2),
+//! [`listen`] the pure rules of the listen stream (M3), [`upstream`] the 2026-07-28 client and
+//! its transports, [`front`] the 2025-11-25 face for VS Code, [`watchdog`] the bound of the
+//! stop.
 
 pub mod cli;
 pub mod front;
 pub mod input;
+pub mod listen;
 pub mod log;
 pub mod stdio_pipes;
 pub mod translate;

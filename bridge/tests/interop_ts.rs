@@ -1,33 +1,42 @@
-//! Interop with a real 2025-11-25 client that we did not write: the TypeScript SDK v1
-//! (`@modelcontextprotocol/sdk`, pinned in tests/interop/package.json) with
-//! `StdioClientTransport` starts the bridge with the fixture, lists the tools, calls `add`
-//! and gets `5`, gets the prompt `greet`, reads the resource, and (M2) answers the form of
-//! `ask_form` through the bridge's input rounds.
+//! Interop with real peers that we did not write (pinned in tests/interop/package.json):
 //!
-//! M2 adds a second upstream: the TypeScript SDK v2 server `@modelcontextprotocol/server`
-//! (tests/interop/upstream-v2.mjs) behind the bridge, with a tool that asks for a form.
+//! - the TypeScript SDK v1 client (`@modelcontextprotocol/sdk`, 2025-11-25) with
+//!   `StdioClientTransport` starts the bridge with the fixture, lists the tools, calls `add`
+//!   and gets `5`, gets the prompt `greet`, reads the resource, and (M2) answers the form of
+//!   `ask_form` through the bridge's input rounds;
+//! - M2 (R8): the TypeScript SDK v2 server (`@modelcontextprotocol/server`, 2026-07-28) as
+//!   the upstream asks for a form with an InputRequiredResult, and the call completes;
+//! - M3 (O6, the quirk on tool re-listing): the same client in front of the bridge, with the
+//!   TypeScript SDK v2 server (`@modelcontextprotocol/server`, 2026-07-28, `serveStdio`) as
+//!   the upstream: a tool that changes the tool list gives the client the list change before
+//!   its result.
 //!
-//! It runs when tests/interop/node_modules is installed (ci/install-peers.sh); otherwise it
-//! says that it skipped, except in CI (`CI=true`), where a missing peer is a failure.
+//! They run when tests/interop/node_modules is installed (ci/install-peers.sh); otherwise they
+//! say that they skipped, except in CI (`CI=true`), where a missing peer is a failure.
 
 mod support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Runs `node driver.mjs <bridge> <second>` and returns its one JSON line, or `None` when the
-/// peers are not installed outside CI (the test then says that it skipped).
-fn run_driver(second: &std::ffi::OsStr, package: &str) -> Option<serde_json::Value> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+fn interop_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests")
-        .join("interop");
-    if !dir
-        .join("node_modules")
-        .join("@modelcontextprotocol")
-        .join(package)
-        .is_dir()
-    {
+        .join("interop")
+}
+
+/// Runs `node <script> <args>` in tests/interop when the `packages` are installed; returns
+/// its one JSON line, or `None` (skipped) outside CI when a peer or node is missing.
+fn run_driver(packages: &[&str], script: &str, args: &[PathBuf]) -> Option<serde_json::Value> {
+    let dir = interop_dir();
+    let missing = packages.iter().find(|p| {
+        !dir.join("node_modules")
+            .join("@modelcontextprotocol")
+            .join(p)
+            .is_dir()
+    });
+    if let Some(package) = missing {
         let why =
             format!("@modelcontextprotocol/{package} is not installed (run ci/install-peers.sh)");
         assert!(std::env::var_os("CI").is_none(), "{why}");
@@ -36,9 +45,8 @@ fn run_driver(second: &std::ffi::OsStr, package: &str) -> Option<serde_json::Val
     }
     let mut child = match Command::new("node")
         .current_dir(&dir)
-        .arg("driver.mjs")
-        .arg(support::bridge_bin())
-        .arg(second)
+        .arg(script)
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -57,7 +65,7 @@ fn run_driver(second: &std::ffi::OsStr, package: &str) -> Option<serde_json::Val
         }
         if since.elapsed() > Duration::from_secs(60) {
             let _ = child.kill();
-            panic!("the interop driver did not end within 60 s");
+            panic!("the interop driver {script} did not end within 60 s");
         }
         std::thread::sleep(Duration::from_millis(20));
     };
@@ -66,14 +74,18 @@ fn run_driver(second: &std::ffi::OsStr, package: &str) -> Option<serde_json::Val
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         status.success(),
-        "driver failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+        "driver {script} failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
     );
     Some(serde_json::from_str(stdout.trim()).expect("one JSON line"))
 }
 
 #[test]
 fn interop_typescript_sdk_v1_lists_calls_add_gets_greet_reads_the_resource_and_answers_a_form() {
-    let Some(result) = run_driver(support::fixture_bin().as_os_str(), "sdk") else {
+    let Some(result) = run_driver(
+        &["sdk"],
+        "driver.mjs",
+        &[support::bridge_bin(), support::fixture_bin()],
+    ) else {
         return;
     };
     assert_eq!(result["add"], "5");
@@ -90,8 +102,29 @@ fn interop_typescript_sdk_v1_lists_calls_add_gets_greet_reads_the_resource_and_a
 /// client answers it through the bridge and the call completes.
 #[test]
 fn r8_interop_typescript_sdk_v2_server_form_completes_through_the_bridge() {
-    let Some(result) = run_driver(std::ffi::OsStr::new("--v2-upstream"), "server") else {
+    let Some(result) = run_driver(
+        &["sdk", "server"],
+        "driver.mjs",
+        &[support::bridge_bin(), PathBuf::from("--v2-upstream")],
+    ) else {
         return;
     };
     assert_eq!(result["weather"], "sunny in Paris");
+}
+
+#[test]
+fn m3_o6_interop_typescript_sdk_v2_server_list_change_reaches_the_v1_client_before_the_result() {
+    let Some(result) = run_driver(
+        &["sdk", "server"],
+        "list_change.mjs",
+        &[support::bridge_bin()],
+    ) else {
+        return;
+    };
+    assert_eq!(
+        result["events"],
+        serde_json::json!(["list_changed", "result"])
+    );
+    assert_eq!(result["before"], serde_json::json!(["extra", "hide_extra"]));
+    assert_eq!(result["after"], serde_json::json!(["hide_extra"]));
 }

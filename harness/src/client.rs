@@ -322,6 +322,15 @@ async fn start(s: &mut Session, opts: &Map<String, Value>, bound: Duration) -> R
     relist(s, deadline).await
 }
 
+/// Whether VS Code lists again after a call that failed with `error`: not when the bridge
+/// says that the upstream process stopped (`upstream_exited`), because the bridge exits with
+/// code 1 right after and VS Code shows the server as stopped (§2.14). A list change that came
+/// before such an error (M3: the gap replay of the listen stream) then starts no list request
+/// on a closed stdout.
+pub fn relists_after(error: &Value) -> bool {
+    error.pointer("/data/cause") != Some(&json!("upstream_exited"))
+}
+
 /// VS Code lists again after a list change (§2.10).
 async fn relist(s: &mut Session, deadline: Instant) -> Result<(), Failure> {
     let mut rounds = 0;
@@ -587,6 +596,12 @@ async fn call(s: &mut Session, opts: &Map<String, Value>, bound: Duration) -> Re
         pattern::matches(p, &err, &mut s.caps).map_err(|m| {
             Failure::mismatch(format!("the error of the call does not match: {m}"), p, &r)
         })?;
+        if !relists_after(&err) {
+            // The process is gone: VS Code marks the server stopped and lists nothing more.
+            s.sim.tools_changed = false;
+            s.sim.prompts_changed = false;
+            return Ok(());
+        }
         return relist(s, deadline).await;
     }
     if let Some(e) = r.get("error") {
@@ -725,6 +740,19 @@ fn tool_ids(s: &mut Session, opts: &Map<String, Value>) -> Result<(), Failure> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_relist_after_the_upstream_process_stopped() {
+        assert!(!relists_after(
+            &json!({"code":-32603,"message":"m","data":{"cause":"upstream_exited"}})
+        ));
+        assert!(relists_after(
+            &json!({"code":-32603,"message":"m","data":{"cause":"timeout"}})
+        ));
+        assert!(relists_after(
+            &json!({"code":-32602,"message":"Unknown tool"})
+        ));
+    }
 
     #[test]
     fn options_are_checked() {

@@ -11,6 +11,7 @@ use tokio::sync::mpsc;
 use super::inflight::Slot;
 use super::request::{Exchange, exchange};
 use super::{Shared, State};
+use crate::listen::replay::Declared;
 use crate::log::{self, Level};
 use crate::translate::errors::{self, Cause, error_object, format_limit};
 use crate::translate::initialize::{initialize_result, parse_initialize, upstream_capabilities};
@@ -71,6 +72,7 @@ pub(crate) async fn run_initialize(
         envelope,
         shared.opts.max_line_bytes,
         events,
+        shared.notification_sink(generation),
     );
     if !shared.attach(generation, &client) {
         // Stdin ended while the command started.
@@ -115,6 +117,9 @@ pub(crate) async fn run_initialize(
         Exchange::Done(Err(e)) => (None, e.to_string()),
         Exchange::Done(Ok(raw)) if result_kind(&raw) == ResultKind::Complete && raw.is_object() => {
             let result = initialize_result(&raw, &shared.opts.fallback);
+            shared
+                .listener
+                .declare(Declared::from_initialize_result(&result));
             if shared.ready(generation, &client) {
                 log::bridge(Level::Info, "the upstream server is ready");
                 shared.respond(&slot, Ok(result));

@@ -8,6 +8,7 @@
 pub mod client_requests;
 pub mod inflight;
 pub mod initialize;
+pub(crate) mod listener;
 pub mod request;
 pub mod rounds;
 
@@ -26,13 +27,15 @@ use self::inflight::{
 };
 use crate::input::answers::ClientAnswer;
 use crate::input::complete::ElicitationIds;
+use crate::listen::filter::SUBSCRIPTION_ID_KEY;
+use crate::listen::replay::subscription_uri;
 use crate::log::{self, Level};
 use crate::translate::errors::{Cause, error_frame, error_object, result_frame};
 use crate::translate::forward::{MethodClass, classify, has_modern_meta};
 use crate::translate::initialize::ServerInfoFallback;
-use crate::translate::level;
+use crate::translate::level::{self, LogLevel};
 use crate::upstream::ExitInfo;
-use crate::upstream::client::{ClientEvent, UpstreamClient};
+use crate::upstream::client::{ClientEvent, NotificationSink, UpstreamClient};
 use crate::wire::parse::{self, Message, Parsed, valid_id};
 use crate::wire::reader::{LineReader, RawLine};
 use crate::wire::writer::{Outbox, spawn_writer};
@@ -103,6 +106,8 @@ pub(crate) struct Shared {
     generation: AtomicU64,
     events: mpsc::UnboundedSender<(u64, ClientEvent)>,
     pub(crate) upstream_pid: Arc<AtomicU32>,
+    /// M3: the listen stream and the subscriptions.
+    listener: listener::Listener,
 }
 
 impl Shared {
@@ -120,10 +125,10 @@ impl Shared {
     }
 
     /// The level that goes upstream with each new request (O5).
-    pub(crate) fn log_level(&self) -> Option<&'static str> {
+    pub(crate) fn log_level(&self) -> Option<LogLevel> {
         match self.level.load(Ordering::Relaxed) {
             0 => None,
-            n => Some(level::name(n - 1)),
+            n => LogLevel::from_rank(n - 1),
         }
     }
 
@@ -157,6 +162,18 @@ impl Shared {
             }
         });
         tx
+    }
+
+    /// M3: the notifications of the upstream of one generation, on its router, in the
+    /// upstream's order (see [`listener`]). Holds the connection weakly: the upstream client
+    /// must not keep the connection alive.
+    pub(crate) fn notification_sink(self: &Arc<Self>, generation: u64) -> NotificationSink {
+        let weak = Arc::downgrade(self);
+        Arc::new(move |method, params| {
+            if let Some(shared) = weak.upgrade() {
+                on_upstream_notification(&shared, generation, method, params);
+            }
+        })
     }
 
     /// Stops an upstream that no state holds any more, on a tracked task.
@@ -196,6 +213,7 @@ where
         generation: AtomicU64::new(0),
         events: events_tx,
         upstream_pid: Arc::clone(&hooks.upstream_pid),
+        listener: listener::Listener::default(),
     });
     let lines = spawn_reader(input, shared.opts.max_line_bytes);
     let mut lines = lines;
@@ -291,9 +309,9 @@ fn on_request(shared: &Arc<Shared>, id: Value, method: String, params: Option<Va
         // R2: answered in every state.
         MethodClass::Ping => return shared.reply(id, Ok(json!({}))),
         MethodClass::SetLevel => {
-            let response = match level::parse_set_level(params.as_ref()) {
-                Some(rank) => {
-                    shared.level.store(rank + 1, Ordering::Relaxed);
+            let response = match level::set_level_params(params.as_ref()) {
+                Some(level) => {
+                    shared.level.store(level.rank() + 1, Ordering::Relaxed);
                     Ok(json!({}))
                 }
                 None => Err(error_object(Cause::InvalidParams, None)),
@@ -327,10 +345,12 @@ fn on_request(shared: &Arc<Shared>, id: Value, method: String, params: Option<Va
             State::Ready { upstream, .. } => Arc::clone(upstream),
         }
     };
-    let MethodClass::Forward(kind) = class else {
-        // M3 takes resources/subscribe and resources/unsubscribe; until then, as for every
-        // other method: -32601.
-        return shared.reply(id, Err(error_object(Cause::MethodNotFound, None)));
+    let kind = match class {
+        MethodClass::Forward(kind) => kind,
+        MethodClass::Subscribe | MethodClass::Unsubscribe => {
+            return on_subscription(shared, id, &method, params.as_ref());
+        }
+        _ => return shared.reply(id, Err(error_object(Cause::MethodNotFound, None))),
     };
     let Some(slot) = admit(shared, &id, &method) else {
         return;
@@ -342,6 +362,41 @@ fn on_request(shared: &Arc<Shared>, id: Value, method: String, params: Option<Va
         params,
         upstream,
     ));
+}
+
+/// O7: `resources/subscribe` and `resources/unsubscribe` go to the owner of the listen
+/// stream (one change at a time). Without upstream support, -32601; without a URI, -32602.
+fn on_subscription(shared: &Arc<Shared>, id: Value, method: &str, params: Option<&Value>) {
+    if !shared.listener.supports_subscriptions() {
+        return shared.reply(id, Err(error_object(Cause::MethodNotFound, None)));
+    }
+    let Some(uri) = subscription_uri(params).map(str::to_owned) else {
+        return shared.reply(id, Err(error_object(Cause::InvalidParams, None)));
+    };
+    let Some(slot) = admit(shared, &id, method) else {
+        return;
+    };
+    let command = listener::Command {
+        slot,
+        uri,
+        subscribe: method == "resources/subscribe",
+    };
+    if let Err(command) = listener::queue(shared, command) {
+        // VS Code subscribed before notifications/initialized: start the stream now.
+        let upstream = match &*shared.state() {
+            State::Ready { upstream, .. } => Some(Arc::clone(upstream)),
+            _ => None,
+        };
+        if let Some(upstream) = upstream {
+            listener::start(shared, upstream);
+        }
+        if let Err(command) = listener::queue(shared, *command) {
+            shared.respond(
+                &command.slot,
+                Err(error_object(Cause::UpstreamExited, None)),
+            );
+        }
+    }
 }
 
 fn admit(shared: &Shared, id: &Value, method: &str) -> Option<Slot> {
@@ -413,9 +468,16 @@ fn on_notification(shared: &Arc<Shared>, method: &str, params: Option<&Value>) {
                 shared.inflight.cancel(id, REASON_CLIENT_CANCELED);
             }
         }
-        // M3 seam: the listen stream starts here once the result was written.
+        // R2: the listen stream starts here once the result was written.
         "notifications/initialized" => {
-            log::bridge(Level::Debug, "the client sent notifications/initialized")
+            log::bridge(Level::Debug, "the client sent notifications/initialized");
+            let upstream = match &*shared.state() {
+                State::Ready { upstream, .. } => Some(Arc::clone(upstream)),
+                _ => None,
+            };
+            if let Some(upstream) = upstream {
+                listener::start(shared, upstream);
+            }
         }
         other => log::bridge(
             Level::Debug,
@@ -431,45 +493,48 @@ fn on_client_event(shared: &Shared, generation: u64, event: ClientEvent) -> Opti
         matches!(&*shared.state(), State::Ready { generation: g, .. } if *g == generation);
     match event {
         ClientEvent::Exited(exit) => current.then_some(exit),
-        ClientEvent::Notification { method, params } => {
-            if current && method == "notifications/message" {
-                forward_log_message(shared, params);
-            } else {
-                log::bridge(
-                    Level::Debug,
-                    &format!("dropped the notification {method} of the upstream server"),
-                );
-            }
-            None
-        }
     }
 }
 
-/// O5: a log message of the upstream server at the client's level or above.
-fn forward_log_message(shared: &Shared, params: Option<Value>) {
-    let Some(Value::Object(params)) = params else {
-        return;
-    };
-    let client = shared.level.load(Ordering::Relaxed);
-    let rank = params
-        .get("level")
-        .and_then(Value::as_str)
-        .and_then(level::rank);
-    let (Some(rank), true) = (rank, client > 0) else {
-        return;
-    };
-    if rank + 1 < client {
-        return;
-    }
-    let mut out = serde_json::Map::new();
-    for key in ["level", "logger", "data"] {
-        if let Some(v) = params.get(key) {
-            out.insert(key.into(), v.clone());
+/// O5, O6, O7: a notification of the upstream server, on its router. An event of a listen
+/// stream (it names its subscription) goes to the listener; a log message without a stream
+/// reaches VS Code at the client's level or above; everything else is dropped.
+fn on_upstream_notification(
+    shared: &Shared,
+    generation: u64,
+    method: String,
+    params: Option<Value>,
+) {
+    let current =
+        matches!(&*shared.state(), State::Ready { generation: g, .. } if *g == generation);
+    let subscription = params
+        .as_ref()
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get(SUBSCRIPTION_ID_KEY))
+        .and_then(Value::as_i64);
+    match (current, subscription) {
+        (true, Some(uid)) => {
+            let mut message = serde_json::Map::new();
+            message.insert("jsonrpc".into(), Value::from("2.0"));
+            message.insert("method".into(), Value::from(method));
+            if let Some(params) = params {
+                message.insert("params".into(), params);
+            }
+            listener::on_event(shared, uid, &Value::Object(message));
         }
+        (true, None) if method == "notifications/message" => {
+            let frame = params
+                .as_ref()
+                .and_then(|p| level::log_message_for_client(p, shared.log_level()));
+            if let Some(frame) = frame {
+                shared.outbox.send(&frame);
+            }
+        }
+        _ => log::bridge(
+            Level::Debug,
+            &format!("dropped the notification {method} of the upstream server"),
+        ),
     }
-    shared
-        .outbox
-        .send(&json!({"jsonrpc":"2.0","method":"notifications/message","params":out}));
 }
 
 /// R7 and "The stop sequence of VS Code": cancel every request without a response, stop the
@@ -489,6 +554,8 @@ async fn stop_at_eof(shared: &Shared) {
         *state = State::Closing;
         upstream
     };
+    // The owner of the listen stream cancels its streams upstream (R7: within the bound).
+    shared.listener.stop.cancel();
     shared.inflight.cancel_all(REASON_CLIENT_CLOSED);
     // The tasks only queue their cancellations upstream; then stdin of the upstream closes
     // after those frames.
@@ -508,6 +575,7 @@ async fn stop_at_eof(shared: &Shared) {
 /// for their `b-` requests and `notifications/elicitation/complete` for accepted URLs, §3.7).
 async fn stop_after_upstream_exit(shared: &Shared, exit: ExitInfo) {
     *shared.state() = State::Closing;
+    shared.listener.stop.cancel();
     log::bridge(Level::Err, &format!("the upstream server {exit}"));
     let slots = shared.inflight.take_all(REASON_UPSTREAM_STOPPED);
     for slot in &slots {

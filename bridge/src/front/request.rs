@@ -117,6 +117,8 @@ pub fn error_of(error: UpstreamError) -> Value {
         // A stdio upstream that closed its output is gone for good.
         UpstreamError::Closed => error_object(Cause::UpstreamExited, None),
         UpstreamError::InvalidResponse(why) => error_object(Cause::InvalidResponse, Some(&why)),
+        // Only a listen stream ends this way (M3).
+        UpstreamError::Ended => error_object(Cause::TaskCancelled, None),
     }
 }
 
@@ -136,6 +138,7 @@ pub(crate) async fn run_forward(
         log_level: shared.log_level(),
         progress: fwd.progress_token.is_some(),
         meta: fwd.meta,
+        stream: false,
     };
     let method = slot.method.clone();
     let mut rounds = Rounds::new(upstream.capabilities());

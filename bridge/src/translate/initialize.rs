@@ -228,40 +228,6 @@ pub fn initialize_result(discover: &Value, fallback: &ServerInfoFallback) -> Val
     Value::Object(out)
 }
 
-/// M3 seam: what the `initialize` result declares, for the listen stream.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Declared {
-    pub tools_list_changed: bool,
-    pub prompts_list_changed: bool,
-    pub resources_list_changed: bool,
-    pub resources_subscribe: bool,
-    pub logging: bool,
-}
-
-impl Declared {
-    /// Reads the flags of a result's capabilities; a flag counts only when it is JSON `true`.
-    pub fn of(capabilities: &Value) -> Declared {
-        let flag = |cap: &str, key: &str| {
-            capabilities.get(cap).and_then(|c| c.get(key)) == Some(&Value::Bool(true))
-        };
-        Declared {
-            tools_list_changed: flag("tools", "listChanged"),
-            prompts_list_changed: flag("prompts", "listChanged"),
-            resources_list_changed: flag("resources", "listChanged"),
-            resources_subscribe: flag("resources", "subscribe"),
-            logging: capabilities.get("logging").is_some_and(Value::is_object),
-        }
-    }
-
-    /// True when a listen stream is needed.
-    pub fn listens(&self) -> bool {
-        self.tools_list_changed
-            || self.prompts_list_changed
-            || self.resources_list_changed
-            || self.resources_subscribe
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -454,11 +420,15 @@ mod tests {
     }
 
     #[test]
-    fn m3_declared_flags_need_json_true() {
-        let d = Declared::of(&result_capabilities(&discover()));
+    fn m3_declared_flags_of_the_initialize_result_need_json_true() {
+        use crate::listen::replay::Declared;
+        let result = json!({"capabilities": result_capabilities(&discover())});
+        let d = Declared::from_initialize_result(&result);
         assert!(d.tools_list_changed && d.prompts_list_changed && d.resources_list_changed);
         assert!(d.resources_subscribe && d.logging && d.listens());
-        let d = Declared::of(&json!({"tools":{"listChanged":"yes"},"logging":true}));
+        let d = Declared::from_initialize_result(
+            &json!({"capabilities":{"tools":{"listChanged":"yes"},"logging":true}}),
+        );
         assert_eq!(d, Declared::default());
         assert!(!d.listens());
     }

@@ -11,6 +11,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::envelope::{self, Envelope};
 use super::{ExitInfo, Transport, TransportEvent, UpstreamError};
 use crate::log::{self, Level};
+use crate::translate::level::LogLevel;
 use crate::wire::parse::{self, Message, Parsed};
 use crate::wire::reader::RawLine;
 
@@ -18,32 +19,39 @@ use crate::wire::reader::RawLine;
 /// (progress is advisory, and a flood must not grow memory without a bound).
 const PROGRESS_QUEUE: usize = 256;
 
-/// A notification of the upstream server that belongs to no request (M3: the listen stream
-/// and log messages), for the front.
+/// What the front learns of the upstream server besides responses.
 #[derive(Debug)]
 pub enum ClientEvent {
-    Notification {
-        method: String,
-        params: Option<Value>,
-    },
     /// The upstream server and its tree are gone.
     Exited(ExitInfo),
 }
 
+/// Takes each notification of the upstream server that belongs to no request (M3: the events
+/// of the listen streams and the log messages). It runs on the router, before the router reads
+/// the next line: so whatever it writes to the one writer of VS Code is queued before the
+/// response of any later line is even routed (the quirk on the order of list changes and
+/// results). It must not block.
+pub type NotificationSink = Arc<dyn Fn(String, Option<Value>) + Send + Sync>;
+
 struct Pending {
     progress: Option<mpsc::Sender<Value>>,
     done: oneshot::Sender<Result<Value, UpstreamError>>,
+    /// A listen stream: a `notifications/cancelled` of the upstream server for it ends it.
+    stream: bool,
 }
 
 /// Options of one upstream request.
 #[derive(Clone, Debug, Default)]
 pub struct RequestOptions {
     /// The level of VS Code's last `logging/setLevel`.
-    pub log_level: Option<&'static str>,
+    pub log_level: Option<LogLevel>,
     /// True when VS Code asked for progress: the request gets a progress token.
     pub progress: bool,
     /// R3: the `_meta` keys of VS Code that go upstream.
     pub meta: Map<String, Value>,
+    /// A `subscriptions/listen` stream (M3): the upstream server may end it with
+    /// `notifications/cancelled` instead of (or as well as) its result.
+    pub stream: bool,
 }
 
 /// One 2026-07-28 client over one transport.
@@ -89,6 +97,7 @@ impl UpstreamClient {
         envelope: Envelope,
         max_line_bytes: usize,
         front: mpsc::UnboundedSender<ClientEvent>,
+        sink: NotificationSink,
     ) -> Arc<UpstreamClient> {
         let client = Arc::new(UpstreamClient {
             transport,
@@ -98,7 +107,7 @@ impl UpstreamClient {
             closed: AtomicBool::new(false),
             max_line_bytes,
         });
-        tokio::spawn(route(Arc::clone(&client), events, front));
+        tokio::spawn(route(Arc::clone(&client), events, front, sink));
         client
     }
 
@@ -148,6 +157,7 @@ impl UpstreamClient {
                 Pending {
                     progress: progress_tx,
                     done: done_tx,
+                    stream: opts.stream,
                 },
             );
         }
@@ -196,6 +206,24 @@ impl UpstreamClient {
         }
     }
 
+    /// M3: the upstream server cancelled a request; only a listen stream ends by it (the
+    /// server ends its streams at its stop with a result, a cancellation, or both, in either
+    /// order). Nothing of it reaches VS Code.
+    fn cancelled_by_server(&self, params: Option<&Value>) {
+        let Some(id) = params
+            .and_then(|p| p.get("requestId"))
+            .and_then(Value::as_i64)
+        else {
+            return;
+        };
+        let mut pending = lock(&self.pending);
+        if pending.get(&id).is_some_and(|p| p.stream)
+            && let Some(p) = pending.remove(&id)
+        {
+            let _ = p.done.send(Err(UpstreamError::Ended));
+        }
+    }
+
     fn progress(&self, params: Option<Value>) {
         let Some(params) = params else {
             return;
@@ -225,16 +253,17 @@ async fn route(
     client: Arc<UpstreamClient>,
     mut events: mpsc::UnboundedReceiver<TransportEvent>,
     front: mpsc::UnboundedSender<ClientEvent>,
+    sink: NotificationSink,
 ) {
     while let Some(event) = events.recv().await {
         match event {
             TransportEvent::Line(RawLine::Line(line)) => {
-                handle(&client, parse::parse_line(&line), &front)
+                handle(&client, parse::parse_line(&line), &sink)
             }
             TransportEvent::Line(RawLine::TooLong { head, tail }) => handle(
                 &client,
                 parse::too_long(&head, &tail, client.max_line_bytes),
-                &front,
+                &sink,
             ),
             TransportEvent::Line(RawLine::Eof) | TransportEvent::Closed => client.close_all(),
             TransportEvent::Exited(info) => {
@@ -246,7 +275,7 @@ async fn route(
     client.close_all();
 }
 
-fn handle(client: &UpstreamClient, parsed: Parsed, front: &mpsc::UnboundedSender<ClientEvent>) {
+fn handle(client: &UpstreamClient, parsed: Parsed, sink: &NotificationSink) {
     match parsed {
         Parsed::Message(Message::Response { id, body }) => {
             let body = body.map_err(UpstreamError::Rpc);
@@ -261,13 +290,14 @@ fn handle(client: &UpstreamClient, parsed: Parsed, front: &mpsc::UnboundedSender
             "notifications/progress" => client.progress(params),
             // Quirk of M1: the ids of VS Code and of the upstream are both integers; a
             // cancellation of the upstream must never reach VS Code.
-            "notifications/cancelled" => log::bridge(
-                Level::Debug,
-                "dropped the notification notifications/cancelled of the upstream server",
-            ),
-            _ => {
-                let _ = front.send(ClientEvent::Notification { method, params });
+            "notifications/cancelled" => {
+                client.cancelled_by_server(params.as_ref());
+                log::bridge(
+                    Level::Debug,
+                    "dropped the notification notifications/cancelled of the upstream server",
+                )
             }
+            _ => sink(method, params),
         },
         Parsed::Message(Message::Request { method, .. }) => log::bridge(
             Level::Debug,
@@ -378,11 +408,15 @@ mod tests {
         }
     }
 
+    /// What the sink of a test client received.
+    type Notes = mpsc::UnboundedReceiver<(String, Option<Value>)>;
+
     fn setup() -> (
         Arc<UpstreamClient>,
         Arc<Recorder>,
         mpsc::UnboundedSender<TransportEvent>,
         mpsc::UnboundedReceiver<ClientEvent>,
+        Notes,
     ) {
         let (exit, _) = watch::channel(None);
         let rec = Arc::new(Recorder {
@@ -395,8 +429,12 @@ mod tests {
             client_info: json!({"name":"c","version":"1"}),
             capabilities: json!({}),
         };
-        let client = UpstreamClient::start(rec.clone(), rx, env, 1 << 20, ftx);
-        (client, rec, tx, frx)
+        let (ntx, nrx) = mpsc::unbounded_channel();
+        let sink: NotificationSink = Arc::new(move |method, params| {
+            let _ = ntx.send((method, params));
+        });
+        let client = UpstreamClient::start(rec.clone(), rx, env, 1 << 20, ftx, sink);
+        (client, rec, tx, frx, nrx)
     }
 
     fn line(v: Value) -> TransportEvent {
@@ -405,7 +443,7 @@ mod tests {
 
     #[tokio::test]
     async fn o4_progress_is_routed_by_request_and_comes_before_the_response() {
-        let (client, rec, tx, _f) = setup();
+        let (client, rec, tx, _f, _n) = setup();
         let opts = RequestOptions {
             progress: true,
             ..Default::default()
@@ -436,7 +474,7 @@ mod tests {
 
     #[tokio::test]
     async fn quirk_upstream_cancelled_is_dropped_and_errors_pass() {
-        let (client, _rec, tx, mut front) = setup();
+        let (client, _rec, tx, _f, mut notes) = setup();
         let mut call = client
             .request("tools/list", Map::new(), &RequestOptions::default())
             .expect("sent");
@@ -453,17 +491,40 @@ mod tests {
             CallEvent::Done(Err(UpstreamError::Rpc(e))) => assert_eq!(e["code"], -32601),
             other => panic!("{other:?}"),
         }
-        match front.recv().await {
-            Some(ClientEvent::Notification { method, .. }) => {
-                assert_eq!(method, "notifications/message")
-            }
+        match notes.recv().await {
+            Some((method, _)) => assert_eq!(method, "notifications/message"),
             other => panic!("{other:?}"),
         }
     }
 
     #[tokio::test]
+    async fn m3_the_upstream_cancellation_ends_only_a_listen_stream() {
+        let (client, _rec, tx, _f, _n) = setup();
+        let stream = RequestOptions {
+            stream: true,
+            ..Default::default()
+        };
+        let mut listen = client
+            .request("subscriptions/listen", Map::new(), &stream)
+            .expect("sent");
+        let mut call = client
+            .request("tools/call", Map::new(), &RequestOptions::default())
+            .expect("sent");
+        for id in [listen.id(), call.id()] {
+            tx.send(line(json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":id}}))).ok();
+        }
+        assert!(matches!(
+            listen.next().await,
+            CallEvent::Done(Err(UpstreamError::Ended))
+        ));
+        tx.send(line(json!({"jsonrpc":"2.0","id":call.id(),"result":{}})))
+            .ok();
+        assert!(matches!(call.next().await, CallEvent::Done(Ok(_))));
+    }
+
+    #[tokio::test]
     async fn dropping_a_call_cancels_it_upstream() {
-        let (client, rec, _tx, _f) = setup();
+        let (client, rec, _tx, _f, _n) = setup();
         let call = client
             .request("tools/call", Map::new(), &RequestOptions::default())
             .expect("sent");
@@ -487,7 +548,7 @@ mod tests {
 
     #[tokio::test]
     async fn close_fails_every_call_and_later_requests() {
-        let (client, _rec, tx, mut front) = setup();
+        let (client, _rec, tx, mut front, _n) = setup();
         let mut call = client
             .request("tools/call", Map::new(), &RequestOptions::default())
             .expect("sent");
@@ -509,7 +570,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_bad_line_with_the_id_of_a_call_fails_that_call() {
-        let (client, _rec, tx, _f) = setup();
+        let (client, _rec, tx, _f, _n) = setup();
         let mut call = client
             .request("tools/call", Map::new(), &RequestOptions::default())
             .expect("sent");

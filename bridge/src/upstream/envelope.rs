@@ -2,12 +2,14 @@
 
 use serde_json::{Map, Value};
 
+use crate::translate::level::{self, LogLevel};
+
 /// The revision that the bridge speaks upstream.
 pub const PROTOCOL_VERSION: &str = "2026-07-28";
 pub const KEY_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 pub const KEY_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 pub const KEY_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-pub const KEY_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+pub const KEY_LOG_LEVEL: &str = level::LOG_LEVEL_META_KEY;
 
 /// What every request of one connection carries: VS Code's `clientInfo` and the re-shaped
 /// capabilities (the same set on every request, so that no result varies by request).
@@ -25,7 +27,7 @@ impl Envelope {
     /// key of the client can replace them.
     pub fn meta(
         &self,
-        log_level: Option<&str>,
+        log_level: Option<LogLevel>,
         progress_token: Option<i64>,
         passthrough: &Map<String, Value>,
     ) -> Value {
@@ -37,7 +39,8 @@ impl Envelope {
         meta.insert(KEY_CLIENT_INFO.into(), self.client_info.clone());
         meta.insert(KEY_CLIENT_CAPABILITIES.into(), self.capabilities.clone());
         if let Some(level) = log_level {
-            meta.insert(KEY_LOG_LEVEL.into(), Value::from(level));
+            let (key, value) = level::log_level_meta(level);
+            meta.insert(key.into(), value);
         }
         if let Some(token) = progress_token {
             meta.insert("progressToken".into(), Value::from(token));
@@ -91,7 +94,7 @@ mod tests {
             .as_object()
             .cloned()
             .unwrap_or_default();
-        let meta = envelope().meta(Some("info"), Some(7), &pass);
+        let meta = envelope().meta(Some(LogLevel::Info), Some(7), &pass);
         assert_eq!(meta["io.modelcontextprotocol/logLevel"], "info");
         assert_eq!(meta["progressToken"], 7);
         assert_eq!(meta["vscode.requestId"], "r");

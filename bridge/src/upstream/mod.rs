@@ -67,6 +67,8 @@ pub enum UpstreamError {
     Closed,
     /// The response is not valid; the text says why (never frame content).
     InvalidResponse(String),
+    /// The upstream server ended a listen stream with `notifications/cancelled` (M3).
+    Ended,
 }
 
 impl fmt::Display for UpstreamError {
@@ -81,6 +83,7 @@ impl fmt::Display for UpstreamError {
             }
             UpstreamError::Closed => write!(f, "the upstream server closed its output"),
             UpstreamError::InvalidResponse(why) => write!(f, "the response is not valid ({why})"),
+            UpstreamError::Ended => write!(f, "the upstream server cancelled the request"),
         }
     }
 }
