@@ -42,11 +42,15 @@ impl Level {
     }
 }
 
-/// The scope of a line: `bridge` is the core, `vscode` is the executable.
+/// The scope of a line: `bridge` is the core, `vscode` is the executable, `mcp_stdio` and
+/// `mcp_router` are the upstream client (the SDK layer of the contract's table: the stdio
+/// process and the router of its frames).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {
     Bridge,
     Vscode,
+    McpStdio,
+    McpRouter,
 }
 
 impl Scope {
@@ -54,6 +58,8 @@ impl Scope {
         match self {
             Scope::Bridge => "bridge",
             Scope::Vscode => "vscode",
+            Scope::McpStdio => "mcp_stdio",
+            Scope::McpRouter => "mcp_router",
         }
     }
 }

@@ -29,7 +29,7 @@ use crate::input::answers::ClientAnswer;
 use crate::input::complete::ElicitationIds;
 use crate::listen::filter::SUBSCRIPTION_ID_KEY;
 use crate::listen::replay::subscription_uri;
-use crate::log::{self, Level};
+use crate::log::{self, Level, Scope};
 use crate::translate::errors::{Cause, error_frame, error_object, result_frame};
 use crate::translate::forward::{MethodClass, classify, has_modern_meta};
 use crate::translate::initialize::ServerInfoFallback;
@@ -576,6 +576,7 @@ async fn stop_at_eof(shared: &Shared) {
 async fn stop_after_upstream_exit(shared: &Shared, exit: ExitInfo) {
     *shared.state() = State::Closing;
     shared.listener.stop.cancel();
+    log::write(Scope::McpStdio, Level::Warn, &exit.stdio_line());
     log::bridge(Level::Err, &format!("the upstream server {exit}"));
     let slots = shared.inflight.take_all(REASON_UPSTREAM_STOPPED);
     for slot in &slots {

@@ -10,7 +10,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::envelope::{self, Envelope};
 use super::{ExitInfo, Transport, TransportEvent, UpstreamError};
-use crate::log::{self, Level};
+use crate::log::{self, Level, Scope};
 use crate::translate::level::LogLevel;
 use crate::wire::parse::{self, Message, Parsed};
 use crate::wire::reader::RawLine;
@@ -310,14 +310,17 @@ fn handle(client: &UpstreamClient, parsed: Parsed, sink: &NotificationSink) {
                 || cause.name().to_owned(),
                 |d| format!("{} ({d})", cause.name()),
             );
-            log::bridge(
+            // The contract's line `mcp_router: warning: dropped <frame>: <outcome>`.
+            log::write(
+                Scope::McpRouter,
                 Level::Warn,
                 &format!("dropped a line of the upstream server: {why}"),
             );
             client.complete(&id, Err(UpstreamError::InvalidResponse(why)));
         }
         Parsed::BadAnswer { .. } | Parsed::Dropped => {
-            log::bridge(
+            log::write(
+                Scope::McpRouter,
                 Level::Warn,
                 "dropped a line of the upstream server: a response without a valid id",
             );

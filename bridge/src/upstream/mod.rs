@@ -46,6 +46,19 @@ impl fmt::Display for ExitInfo {
     }
 }
 
+impl ExitInfo {
+    /// The text of the contract's line `mcp_stdio: warning: stdio server exited (exit code
+    /// <n>); no restart is left`, which comes before the bridge's own line about the exit.
+    pub fn stdio_line(&self) -> String {
+        let how = match self {
+            ExitInfo::Code(code) => format!(" (exit code {code})"),
+            ExitInfo::Signal(signal) => format!(" (signal {signal})"),
+            ExitInfo::Unknown => String::new(),
+        };
+        format!("stdio server exited{how}; no restart is left")
+    }
+}
+
 /// A transport to one upstream server. All methods return at once.
 pub trait Transport: Send + Sync + 'static {
     /// Queues one frame; false when the transport takes no more frames.
