@@ -1,6 +1,8 @@
 //! Benchmark baseline (not a test): the median round trip of `tools/call echo` through the
 //! bridge against the same call straight to the fixture, and the time to pass a 16 MiB tool
-//! result through the bridge against straight, side by side with their ratios.
+//! result through the bridge against straight, side by side with their ratios. A third column
+//! is the floor of any extra process: a plain relay (this example with `--relay`) that copies
+//! the bytes both ways without reading them; the last ratio is the bridge against that floor.
 //!
 //! cargo build --release -p mcp-bridge-vscode -p bridge-fixture-server
 //! cargo run --release -p mcp-bridge-vscode --example bench
@@ -147,7 +149,42 @@ fn big(peer: &mut Peer) -> Duration {
     median(samples)
 }
 
+/// `bench --relay <program> [args…]`: copies stdin to the program and its stdout back, byte
+/// for byte, on two threads. The cost of one more process in the pipe, and nothing else.
+fn relay(program: &str, args: &[String]) {
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the relayed program starts");
+    let mut to_child = child.stdin.take().expect("stdin");
+    let mut from_child = child.stdout.take().expect("stdout");
+    std::thread::spawn(move || {
+        let _ = std::io::copy(&mut std::io::stdin().lock(), &mut to_child);
+    });
+    let mut out = std::io::stdout().lock();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match std::io::Read::read(&mut from_child, &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                if out.write_all(&buf[..n]).and_then(|()| out.flush()).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    let _ = child.wait();
+}
+
 fn main() {
+    let argv: Vec<String> = std::env::args().collect();
+    if argv.get(1).map(String::as_str) == Some("--relay") {
+        relay(&argv[2], &argv[3..]);
+        return;
+    }
     let bridge = find("BRIDGE_BIN", "mcp-bridge-vscode");
     let fixture = find("BRIDGE_FIXTURE_SERVER", "bridge-fixture-server");
     println!(
@@ -159,6 +196,9 @@ fn main() {
 
     let mut direct = Peer::start(&fixture, &[], true);
     direct.call("server/discover", json!({}));
+    let me = std::env::current_exe().expect("exe");
+    let mut relayed = Peer::start(&me, &["--relay", &fixture_arg], true);
+    relayed.call("server/discover", json!({}));
     let mut via = Peer::start(&bridge, &["--", &fixture_arg], false);
     via.call(
         "initialize",
@@ -167,34 +207,43 @@ fn main() {
 
     eprintln!("round trips, direct …");
     let rt_direct = round_trips(&mut direct);
+    eprintln!("round trips, via a plain relay …");
+    let rt_relay = round_trips(&mut relayed);
     eprintln!("round trips, via the bridge …");
     let rt_via = round_trips(&mut via);
     eprintln!("16 MiB, direct …");
     let big_direct = big(&mut direct);
+    eprintln!("16 MiB, via a plain relay …");
+    let big_relay = big(&mut relayed);
     eprintln!("16 MiB, via the bridge …");
     let big_via = big(&mut via);
     direct.stop();
+    relayed.stop();
     via.stop();
 
     let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
     println!();
     println!(
-        "{:<44} {:>12} {:>12} {:>8}",
-        "measure (median)", "direct", "via bridge", "ratio"
+        "{:<40} {:>11} {:>11} {:>11} {:>14} {:>14}",
+        "measure (median)", "direct", "via relay", "via bridge", "bridge/direct", "bridge/relay"
     );
     println!(
-        "{:<44} {:>9.1} µs {:>9.1} µs {:>8.2}",
+        "{:<40} {:>8.1} µs {:>8.1} µs {:>8.1} µs {:>14.2} {:>14.2}",
         format!("tools/call echo round trip ({ROUND_TRIPS} calls)"),
         rt_direct.as_secs_f64() * 1e6,
+        rt_relay.as_secs_f64() * 1e6,
         rt_via.as_secs_f64() * 1e6,
-        ratio(rt_via, rt_direct)
+        ratio(rt_via, rt_direct),
+        ratio(rt_via, rt_relay)
     );
     println!(
-        "{:<44} {:>9.1} ms {:>9.1} ms {:>8.2}",
+        "{:<40} {:>8.1} ms {:>8.1} ms {:>8.1} ms {:>14.2} {:>14.2}",
         format!("16 MiB echo result ({BIG_RUNS} runs)"),
         big_direct.as_secs_f64() * 1e3,
+        big_relay.as_secs_f64() * 1e3,
         big_via.as_secs_f64() * 1e3,
-        ratio(big_via, big_direct)
+        ratio(big_via, big_direct),
+        ratio(big_via, big_relay)
     );
     println!(
         "\nround-trip overhead of the bridge: {:.1} µs ({:+.0} %)",

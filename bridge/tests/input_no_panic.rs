@@ -2,6 +2,8 @@
 //! M2 (R8): no panic on bad input: every public rule gets thousands of generated values (a fixed seed,
 //! so that a failure repeats), mixed with pieces of real messages.
 
+mod support;
+
 use mcp_bridge_vscode::input::answers::{ClientAnswer, retry_params, shape_answer};
 use mcp_bridge_vscode::input::check::{ClientCaps, check_input_request};
 use mcp_bridge_vscode::input::complete::{ElicitationIds, UrlSteps, asked_urls};
@@ -10,103 +12,8 @@ use mcp_bridge_vscode::input::route::plan_round;
 use mcp_bridge_vscode::input::shape;
 use mcp_bridge_vscode::input::state::refused_state_response;
 use mcp_bridge_vscode::input::url::url_allowed;
-use serde_json::{Map, Value, json};
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-    fn pick<'a>(&mut self, items: &'a [&'a str]) -> &'a str {
-        items[(self.next() as usize) % items.len()]
-    }
-}
-
-const WORDS: &[&str] = &[
-    "method",
-    "params",
-    "mode",
-    "form",
-    "url",
-    "message",
-    "requestedSchema",
-    "type",
-    "object",
-    "properties",
-    "string",
-    "array",
-    "items",
-    "enum",
-    "required",
-    "elicitation/create",
-    "sampling/createMessage",
-    "roots/list",
-    "messages",
-    "role",
-    "user",
-    "assistant",
-    "content",
-    "text",
-    "tool_use",
-    "tool_result",
-    "toolUseId",
-    "id",
-    "input",
-    "maxTokens",
-    "tools",
-    "toolChoice",
-    "action",
-    "accept",
-    "decline",
-    "cancel",
-    "resultType",
-    "input_required",
-    "inputRequests",
-    "requestState",
-    "level",
-    "data",
-    "_meta",
-    "uri",
-    "roots",
-    "model",
-    "https://example.com/",
-    "http://localhost/",
-    "javascript:x",
-    "file:///a",
-    "notifications/tools/list_changed",
-    "notifications/resources/updated",
-    "capabilities",
-    "listChanged",
-    "minLength",
-    "pattern",
-    "(",
-    "\\",
-    "",
-];
-
-fn value(rng: &mut Rng, depth: u32) -> Value {
-    match rng.next() % if depth == 0 { 5 } else { 8 } {
-        0 => Value::Null,
-        1 => json!(rng.next().is_multiple_of(3)),
-        2 => json!((rng.next() % 200) as i64 - 100),
-        3 => json!(((rng.next() % 1000) as f64) / 7.0 - 50.0),
-        4 => json!(rng.pick(WORDS)),
-        5 | 6 => {
-            let mut m = Map::new();
-            for _ in 0..rng.next() % 5 {
-                let k = rng.pick(WORDS).to_owned();
-                m.insert(k, value(rng, depth - 1));
-            }
-            Value::Object(m)
-        }
-        _ => Value::Array((0..rng.next() % 4).map(|_| value(rng, depth - 1)).collect()),
-    }
-}
+use serde_json::json;
+use support::values::{Rng, value};
 
 #[test]
 fn every_rule_takes_any_value_without_a_panic() {

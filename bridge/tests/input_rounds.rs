@@ -100,6 +100,21 @@ fn run(
     out
 }
 
+/// [`run`] as the first request of a connection: the ids start anew.
+fn run_alone(
+    original: Value,
+    upstream: impl FnMut(&Value) -> Result<Value, Value>,
+    client: impl FnMut(&Route, &Value) -> ClientAnswer,
+) -> Out {
+    run(
+        original,
+        upstream,
+        client,
+        &mut 0,
+        &mut ElicitationIds::new(),
+    )
+}
+
 fn url_round(url: &str, state: &str) -> Value {
     json!({"resultType": "input_required", "requestState": state, "inputRequests": {
         "auth": {"method": "elicitation/create", "params": {"mode": "url", "message": "Sign in", "url": url}}}})
@@ -134,12 +149,10 @@ fn o1_ask_url_twice_continue_form_then_complete_before_the_response() {
         }
         other => panic!("unexpected {other:?}"),
     };
-    let out = run(
+    let out = run_alone(
         json!({"name": "ask_url_twice", "arguments": {}}),
         upstream,
         client,
-        &mut 0,
-        &mut ElicitationIds::new(),
     );
     assert_eq!(
         methods(&out),
@@ -171,13 +184,7 @@ fn r8_state_only_rounds_hit_the_round_limit_after_ten_upstream_calls() {
         calls += 1;
         Ok(json!({"resultType": "input_required", "requestState": "again"}))
     };
-    let out = run(
-        json!({"name": "loop"}),
-        upstream,
-        |_, _| unreachable!(),
-        &mut 0,
-        &mut ElicitationIds::new(),
-    );
+    let out = run_alone(json!({"name": "loop"}), upstream, |_, _| unreachable!());
     assert_eq!(calls, 10);
     assert_eq!(out.frames.len(), 1);
     assert_eq!(out.frames[0]["error"]["data"]["cause"], "too_many_rounds");
@@ -203,13 +210,9 @@ fn r8_refused_state_after_a_form_gives_an_error_result() {
             )
         }
     };
-    let out = run(
-        json!({"name": "ask_form"}),
-        upstream,
-        |_, _| ClientAnswer::Result(json!({"action": "accept", "content": {"name": "Bo"}})),
-        &mut 0,
-        &mut ElicitationIds::new(),
-    );
+    let out = run_alone(json!({"name": "ask_form"}), upstream, |_, _| {
+        ClientAnswer::Result(json!({"action": "accept", "content": {"name": "Bo"}}))
+    });
     let last = out.frames.last().unwrap();
     assert_eq!(last["result"]["isError"], true);
 }
@@ -228,13 +231,7 @@ fn o1_accepted_url_completes_when_a_later_answer_fails_the_call() {
         Route::UrlStep { .. } => ClientAnswer::Result(json!({"action": "accept"})),
         _ => ClientAnswer::Error(r2.clone()),
     };
-    let out = run(
-        json!({"name": "multi"}),
-        upstream,
-        client,
-        &mut 0,
-        &mut ElicitationIds::new(),
-    );
+    let out = run_alone(json!({"name": "multi"}), upstream, client);
     assert_eq!(
         methods(&out),
         [
@@ -285,13 +282,7 @@ fn r8_a_bad_round_sends_nothing_to_the_client() {
             .collect();
         Ok(json!({"resultType": "input_required", "inputRequests": map}))
     };
-    let out = run(
-        json!({}),
-        upstream,
-        |_, _| unreachable!(),
-        &mut 0,
-        &mut ElicitationIds::new(),
-    );
+    let out = run_alone(json!({}), upstream, |_, _| unreachable!());
     assert_eq!(methods(&out), ["response"]);
     assert_eq!(
         out.frames[0]["error"]["data"],

@@ -4,12 +4,12 @@
 //!   `StdioClientTransport` starts the bridge with the fixture, lists the tools, calls `add`
 //!   and gets `5`, gets the prompt `greet`, reads the resource, and (M2) answers the form of
 //!   `ask_form` through the bridge's input rounds;
-//! - M2 (R8): the TypeScript SDK v2 server (`@modelcontextprotocol/server`, 2026-07-28) as
-//!   the upstream asks for a form with an InputRequiredResult, and the call completes;
+//! - M2 (R8): the TypeScript SDK v2 server (`@modelcontextprotocol/server`, 2026-07-28,
+//!   `serveStdio`, tests/interop/ts-v2-server.mjs) as the upstream asks for a form with an
+//!   InputRequiredResult, and the call completes;
 //! - M3 (O6, the quirk on tool re-listing): the same client in front of the bridge, with the
-//!   TypeScript SDK v2 server (`@modelcontextprotocol/server`, 2026-07-28, `serveStdio`) as
-//!   the upstream: a tool that changes the tool list gives the client the list change before
-//!   its result.
+//!   same TypeScript SDK v2 server as the upstream: a tool that changes the tool list gives
+//!   the client the list change before its result.
 //!
 //! They run when tests/interop/node_modules is installed (ci/install-peers.sh); otherwise they
 //! say that they skipped, except in CI (`CI=true`), where a missing peer is a failure.
@@ -98,7 +98,7 @@ fn interop_typescript_sdk_v1_lists_calls_add_gets_greet_reads_the_resource_and_a
 }
 
 /// M2 (issue 5): a second, independent 2026-07-28 upstream, the TypeScript SDK v2 server
-/// (tests/interop/upstream-v2.mjs), asks for a form with an InputRequiredResult; the TS v1
+/// (tests/interop/ts-v2-server.mjs), asks for a form with an InputRequiredResult; the TS v1
 /// client answers it through the bridge and the call completes.
 #[test]
 fn r8_interop_typescript_sdk_v2_server_form_completes_through_the_bridge() {

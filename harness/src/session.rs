@@ -319,14 +319,15 @@ impl Session {
     ) -> Result<String, Failure> {
         let deadline = Instant::now() + bound;
         let mut changed = self.bridge.stderr.changed.clone();
-        loop {
-            if let Some(l) = self
-                .bridge
+        let matched = || {
+            self.bridge
                 .stderr
                 .snapshot()
                 .into_iter()
                 .find(|l| re.is_match(l))
-            {
+        };
+        loop {
+            if let Some(l) = matched() {
                 return Ok(l);
             }
             let left = deadline.saturating_duration_since(Instant::now());
@@ -334,19 +335,12 @@ impl Session {
                 Ok(Ok(())) => {}
                 // Timed out, or stderr ended: look one last time, then fail.
                 _ => {
-                    if let Some(l) = self
-                        .bridge
-                        .stderr
-                        .snapshot()
-                        .into_iter()
-                        .find(|l| re.is_match(l))
-                    {
-                        return Ok(l);
-                    }
-                    return Err(Failure::msg(format!(
-                        "no stderr line matched /{re}/ in {} ms",
-                        bound.as_millis()
-                    )));
+                    return matched().ok_or_else(|| {
+                        Failure::msg(format!(
+                            "no stderr line matched /{re}/ in {} ms",
+                            bound.as_millis()
+                        ))
+                    });
                 }
             }
         }

@@ -251,18 +251,10 @@ pub fn retry_params_for(original: &Value, plan: &RoundPlan, collected: &Collecte
 #[allow(clippy::unwrap_used)] // a test fails by its panic
 mod tests {
     use super::*;
-    use crate::input::check::ClientCaps;
+    use crate::input::check::ALL;
     use crate::input::complete::ElicitationIds;
     use crate::input::parse::parse_input_required;
     use crate::input::route::plan_round;
-
-    const ALL: ClientCaps = ClientCaps {
-        form: true,
-        url: true,
-        sampling: true,
-        sampling_tools: false,
-        roots: true,
-    };
 
     fn plan_of(result: Value, steps: &mut UrlSteps, eids: &mut ElicitationIds) -> RoundPlan {
         plan_round(&parse_input_required(&result).unwrap(), &ALL, steps, eids).unwrap()
@@ -295,6 +287,18 @@ mod tests {
             }
             other => panic!("not a bridge failure: {other:?}"),
         }
+    }
+
+    /// O2, O3: the client's error passes unchanged; a line that is not a message fails.
+    fn error_passes_and_bad_line_fails(plan: &RoundPlan, err: Value) {
+        assert_eq!(
+            answer(plan, ClientAnswer::Error(err.clone())),
+            Err(RoundFailure::Client(err))
+        );
+        assert_eq!(
+            detail(answer(plan, ClientAnswer::BadLine)),
+            "input request 'profile': the answer of the client is not a valid message"
+        );
     }
 
     #[test]
@@ -478,14 +482,7 @@ mod tests {
         let (plan, _) = one(sampling());
         let err =
             json!({"code": -32000, "message": "The user refused the request.", "data": {"x": 1}});
-        assert_eq!(
-            answer(&plan, ClientAnswer::Error(err.clone())),
-            Err(RoundFailure::Client(err))
-        );
-        assert_eq!(
-            detail(answer(&plan, ClientAnswer::BadLine)),
-            "input request 'profile': the answer of the client is not a valid message"
-        );
+        error_passes_and_bad_line_fails(&plan, err);
         assert_eq!(
             detail(answer(
                 &plan,
@@ -531,14 +528,7 @@ mod tests {
     fn o3_roots_error_passes_and_bad_answers_fail() {
         let (plan, _) = one(json!({"method": "roots/list"}));
         let err = json!({"code": -32603, "message": "no"});
-        assert_eq!(
-            answer(&plan, ClientAnswer::Error(err.clone())),
-            Err(RoundFailure::Client(err))
-        );
-        assert_eq!(
-            detail(answer(&plan, ClientAnswer::BadLine)),
-            "input request 'profile': the answer of the client is not a valid message"
-        );
+        error_passes_and_bad_line_fails(&plan, err);
         assert_eq!(
             detail(answer(
                 &plan,

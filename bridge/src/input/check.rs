@@ -66,6 +66,17 @@ impl ClientCaps {
     }
 }
 
+/// The client of the unit tests of the input rules: every kind as VS Code declares it (no
+/// `sampling.tools`).
+#[cfg(test)]
+pub(crate) const ALL: ClientCaps = ClientCaps {
+    form: true,
+    url: true,
+    sampling: true,
+    sampling_tools: false,
+    roots: true,
+};
+
 /// The kind of an input request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum InputKind {
@@ -219,14 +230,6 @@ fn without_task(params: &Value) -> Value {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    const ALL: ClientCaps = ClientCaps {
-        form: true,
-        url: true,
-        sampling: true,
-        sampling_tools: false,
-        roots: true,
-    };
 
     fn form() -> Value {
         json!({"method": "elicitation/create", "params": {"mode": "form", "message": "Tell us",

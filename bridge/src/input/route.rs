@@ -165,15 +165,8 @@ pub fn route_round(
 #[allow(clippy::unwrap_used)] // a test fails by its panic
 mod tests {
     use super::*;
+    use crate::input::check::ALL;
     use crate::input::forms::{CONTINUE_MESSAGE, continue_schema};
-
-    const ALL: ClientCaps = ClientCaps {
-        form: true,
-        url: true,
-        sampling: true,
-        sampling_tools: false,
-        roots: true,
-    };
 
     fn round(reqs: Vec<(&str, Value)>, state: Option<&str>) -> InputRequired {
         InputRequired {

@@ -325,19 +325,16 @@ mod tests {
         );
     }
 
+    /// The end of a stream, never acknowledged, by an HTTP status while the upstream runs.
+    fn http_end(status: u16, sign_in: bool, b: &mut Backoff) -> EndDecision {
+        on_stream_end(&StreamEnd::HttpStatus { status, sign_in }, false, None, b)
+    }
+
     #[test]
     fn m3_http_statuses() {
         for status in [408u16, 429, 500, 502, 503, 599] {
             let mut b = Backoff::new();
-            let d = on_stream_end(
-                &StreamEnd::HttpStatus {
-                    status,
-                    sign_in: true,
-                },
-                false,
-                None,
-                &mut b,
-            );
+            let d = http_end(status, true, &mut b);
             assert_eq!(d.next, Next::RetryAfter(ms(500)), "{status}");
             assert_eq!(
                 d.log.expect("a value").text,
@@ -348,15 +345,7 @@ mod tests {
         }
         for status in [401u16, 403] {
             let mut b = Backoff::new();
-            let d = on_stream_end(
-                &StreamEnd::HttpStatus {
-                    status,
-                    sign_in: true,
-                },
-                false,
-                None,
-                &mut b,
-            );
+            let d = http_end(status, true, &mut b);
             assert_eq!(d.next, Next::AfterSignIn);
             assert_eq!(
                 d.log.expect("a value").text,
@@ -364,28 +353,12 @@ mod tests {
                     "the listen stream failed with the HTTP status {status}. A new stream follows after the next sign-in."
                 )
             );
-            let d = on_stream_end(
-                &StreamEnd::HttpStatus {
-                    status,
-                    sign_in: false,
-                },
-                false,
-                None,
-                &mut b,
-            );
+            let d = http_end(status, false, &mut b);
             assert_eq!(d.next, Next::Stop);
         }
         for status in [400u16, 404, 405, 501, 302] {
             let mut b = Backoff::new();
-            let d = on_stream_end(
-                &StreamEnd::HttpStatus {
-                    status,
-                    sign_in: true,
-                },
-                false,
-                None,
-                &mut b,
-            );
+            let d = http_end(status, true, &mut b);
             assert_eq!(d.next, Next::Stop, "{status}");
             assert_eq!(
                 d.log.expect("a value").text,

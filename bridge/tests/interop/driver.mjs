@@ -3,7 +3,7 @@
 //
 // node driver.mjs <bridge> <fixture>
 // node driver.mjs <bridge> --v2-upstream
-//   (M2) the upstream is upstream-v2.mjs (the TypeScript SDK v2 server): the client calls its
+//   (M2) the upstream is ts-v2-server.mjs (the TypeScript SDK v2 server): the client calls its
 //   tool weather, answers its form with Paris, and gets "sunny in Paris".
 // Starts `<bridge> -- <fixture>` with StdioClientTransport, lists the tools, calls add (5),
 // gets the prompt greet, reads the resource, answers the form of ask_form (M2: the input
@@ -29,7 +29,7 @@ const client = new Client(
   { capabilities: { elicitation: { form: {} }, roots: { listChanged: true } } },
 );
 const upstreamArgs = v2
-  ? ['--', process.execPath, new URL('./upstream-v2.mjs', import.meta.url).pathname]
+  ? ['--', process.execPath, new URL('./ts-v2-server.mjs', import.meta.url).pathname]
   : ['--', fixture];
 const transport = new StdioClientTransport({ command: bridge, args: upstreamArgs, stderr: 'inherit' });
 // M2: the SDK validates the bridge's elicitation/create against its 2025-11-25 schema before

@@ -123,26 +123,24 @@ fn url_ask(key: &str, message: &str, url: &str) -> Ask {
     Ask::new(key, mrtr::url(key, message, url), need_url)
 }
 
-pub fn ask_url(call: &Call<'_>) -> Outcome {
-    let ask = url_ask("auth", "Sign in to continue.", AUTH_URL);
+/// One round that asks for the URL `url` under `key`; the result is `url: <action>`.
+fn url_tool(call: &Call<'_>, key: &str, message: &str, url: &str) -> Outcome {
+    let ask = url_ask(key, message, url);
     match round(call.context, answers(call), [ask], None)? {
         Round::Ask(result) => Ok(result.into()),
         Round::Done([answer]) => {
-            let text = action_text("auth", answer, false)?;
+            let text = action_text(key, answer, false)?;
             Ok(text_result(format!("url: {text}")).into())
         }
     }
 }
 
+pub fn ask_url(call: &Call<'_>) -> Outcome {
+    url_tool(call, "auth", "Sign in to continue.", AUTH_URL)
+}
+
 pub fn ask_bad_url(call: &Call<'_>) -> Outcome {
-    let ask = url_ask("file", "Open the file.", BAD_URL);
-    match round(call.context, answers(call), [ask], None)? {
-        Round::Ask(result) => Ok(result.into()),
-        Round::Done([answer]) => {
-            let text = action_text("file", answer, false)?;
-            Ok(text_result(format!("url: {text}")).into())
-        }
-    }
+    url_tool(call, "file", "Open the file.", BAD_URL)
 }
 
 #[derive(Deserialize)]
