@@ -650,3 +650,30 @@ exec sleep 30
         l == "mcp-bridge-vscode: bridge: error: the upstream server stopped on signal 15"
     });
 }
+
+/// R1, R2 and "bad input gets a clear error and the connection goes on": an initialize
+/// without clientInfo gets -32602 and leaves the connection as it was, so that a correct
+/// initialize right behind it (in the same write) is served, not refused as a second one.
+#[test]
+fn r1_an_initialize_that_is_not_valid_does_not_block_the_next_one() {
+    let mut b = start(&[]);
+    let bad = request(
+        1,
+        "initialize",
+        json!({"protocolVersion":"2025-11-25","capabilities":{}}),
+    );
+    let mut bytes = serde_json::to_vec(&bad).expect("json");
+    bytes.push(b'\n');
+    bytes.extend(serde_json::to_vec(&vscode_initialize(2)).expect("json"));
+    bytes.push(b'\n');
+    b.send_raw(&bytes);
+    let first = b.response(1);
+    assert_eq!(first["error"]["code"], -32602, "{first}");
+    assert_eq!(first["error"]["data"]["cause"], "invalid_params", "{first}");
+    let second = b.response(2);
+    assert_eq!(
+        second["result"]["serverInfo"]["name"], "bridge-fixture-server",
+        "{second}"
+    );
+    b.close_and_expect_exit_0();
+}

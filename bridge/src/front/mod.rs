@@ -32,7 +32,7 @@ use crate::listen::replay::subscription_uri;
 use crate::log::{self, Level, Scope};
 use crate::translate::errors::{Cause, error_frame, error_object, result_frame};
 use crate::translate::forward::{MethodClass, classify, has_modern_meta};
-use crate::translate::initialize::ServerInfoFallback;
+use crate::translate::initialize::{ServerInfoFallback, parse_initialize};
 use crate::translate::level::{self, LogLevel};
 use crate::upstream::ExitInfo;
 use crate::upstream::client::{ClientEvent, NotificationSink, UpstreamClient};
@@ -427,6 +427,12 @@ fn on_initialize(shared: &Arc<Shared>, id: Value, params: Option<Value>) {
     let generation = {
         let mut state = shared.state();
         match &*state {
+            // Parameters that are not valid leave the state as it is, so that an initialize
+            // right behind them is served (and not refused as a second one).
+            State::AwaitingInit if parse_initialize(params.as_ref()).is_none() => {
+                drop(state);
+                return shared.reply(id, Err(error_object(Cause::InvalidParams, None)));
+            }
             State::AwaitingInit => {
                 let generation = shared.generation.fetch_add(1, Ordering::SeqCst) + 1;
                 *state = State::Initializing {

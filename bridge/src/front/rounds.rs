@@ -115,10 +115,13 @@ impl Rounds {
         match collect_answers(&plan, &answers, &mut self.steps) {
             Ok(collected) => {
                 for (key, uri) in &collected.dropped_roots {
+                    // Only the scheme: the rest of a URI can carry user information or a
+                    // token, and no secret reaches a log line (DESIGN principle 8).
                     log::bridge(
                         Level::Debug,
                         &format!(
-                            "input request '{key}': dropped the root {uri}: not a file:// URI"
+                            "input request '{key}': dropped a root with the scheme {}: not a file:// URI",
+                            uri_scheme(uri)
                         ),
                     );
                 }
@@ -216,5 +219,37 @@ async fn ask(shared: &Shared, slot: &Slot, plan: &RoundPlan) -> Asked {
 fn give_up(shared: &Shared, pending: &[PendingAnswer], reason: &str) {
     for p in pending {
         shared.client_requests.cancel(&shared.outbox, &p.id, reason);
+    }
+}
+
+/// The scheme of a URI for a log line (O3), or `(none)` when the text has no valid scheme.
+fn uri_scheme(uri: &str) -> &str {
+    match uri.split_once(':') {
+        Some((scheme, _))
+            if scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')) =>
+        {
+            scheme
+        }
+        _ => "(none)",
+    }
+}
+
+#[cfg(test)]
+mod uri_scheme_tests {
+    use super::uri_scheme;
+
+    #[test]
+    fn o3_the_log_line_names_only_the_scheme_of_a_dropped_root() {
+        assert_eq!(
+            uri_scheme("vscode-remote://ssh-remote+x/home"),
+            "vscode-remote"
+        );
+        assert_eq!(uri_scheme("https://user:token@host/x"), "https");
+        assert_eq!(uri_scheme("no scheme here"), "(none)");
+        assert_eq!(uri_scheme("://x"), "(none)");
+        assert_eq!(uri_scheme("1x:y"), "(none)");
     }
 }
