@@ -46,6 +46,7 @@ pub(crate) async fn run_initialize(
         shared.opts.max_line_bytes,
         shared.opts.shutdown_grace,
         transport_tx,
+        shared.outbox.room(),
     ) {
         Ok(t) => t,
         Err(e) => {

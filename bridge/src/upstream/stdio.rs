@@ -16,6 +16,7 @@ use tokio::time::Instant;
 use super::{ExitInfo, Transport, TransportEvent};
 use crate::log::{self, Level};
 use crate::wire::reader::{LineReader, RawLine};
+use crate::wire::writer::Room;
 
 /// The contract's `shutdown_grace`.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
@@ -42,6 +43,7 @@ impl StdioTransport {
         max_line_bytes: usize,
         grace: Duration,
         events: mpsc::UnboundedSender<TransportEvent>,
+        room: Room,
     ) -> io::Result<Arc<StdioTransport>> {
         let mut wrap = CommandWrap::with_new(command, |c| {
             c.args(args)
@@ -82,6 +84,7 @@ impl StdioTransport {
             max_line_bytes,
             events.clone(),
             Arc::clone(&stdout_closed),
+            room,
         ));
         let close_writer = writer_tx.clone();
         tokio::spawn(supervise(
@@ -148,9 +151,13 @@ async fn read_loop(
     max: usize,
     events: mpsc::UnboundedSender<TransportEvent>,
     closed: Arc<Notify>,
+    room: Room,
 ) {
     let mut reader = LineReader::new(stdout, max);
     loop {
+        // Backpressure: while VS Code has not read what the bridge queued for it, the next
+        // line of the upstream waits in its pipe, not in the memory of the bridge.
+        room.wait().await;
         match reader.next().await {
             Ok(RawLine::Eof) | Err(_) => break,
             Ok(line) => {
@@ -282,6 +289,7 @@ mod tests {
             1024,
             SHUTDOWN_GRACE,
             tx,
+            Room::unlimited(),
         )
         .expect("sh starts");
         assert!(t.send(&serde_json::json!({"a":1})));
@@ -301,6 +309,7 @@ mod tests {
             1024,
             SHUTDOWN_GRACE,
             tx,
+            Room::unlimited(),
         )
         .expect("sh");
         let start = Instant::now();
@@ -319,6 +328,7 @@ mod tests {
             1024,
             grace,
             tx,
+            Room::unlimited(),
         )
         .expect("sh");
         t.stop();
@@ -338,6 +348,7 @@ mod tests {
             1024,
             grace,
             tx,
+            Room::unlimited(),
         )
         .expect("sh");
         t.stop();
@@ -354,6 +365,7 @@ mod tests {
             1024,
             grace,
             tx,
+            Room::unlimited(),
         )
         .expect("sh");
         assert!(matches!(rx.recv().await, Some(TransportEvent::Closed)));
@@ -369,7 +381,8 @@ mod tests {
                 &[],
                 1024,
                 SHUTDOWN_GRACE,
-                tx
+                tx,
+                Room::unlimited()
             )
             .is_err()
         );

@@ -2,11 +2,18 @@
 //! order in which the bridge queued the frames.
 
 use std::io;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use serde_json::Value;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
-use tokio::sync::mpsc;
+use tokio::sync::{Notify, mpsc};
 use tokio::task::JoinHandle;
+
+/// How many bytes of frames may wait for stdout before the upstream reader pauses (DESIGN
+/// principle 7): when VS Code reads stdout slowly or not at all, the upstream server then
+/// blocks on its own stdout instead of the bridge buffering without a bound.
+pub const ROOM_BYTES: usize = 32 << 20;
 
 enum Out {
     Frame(Vec<u8>),
@@ -17,6 +24,69 @@ enum Out {
 #[derive(Clone)]
 pub struct Outbox {
     tx: mpsc::UnboundedSender<Out>,
+    room: Room,
+}
+
+/// The bytes queued for stdout, shared by the outbox and the writer, so that a reader of the
+/// upstream can wait until there is room (backpressure instead of an unbounded queue).
+#[derive(Clone)]
+pub struct Room {
+    queued: Arc<AtomicUsize>,
+    drained: Arc<Notify>,
+    /// The writer ended: nothing drains any more, and nobody waits for room.
+    ended: Arc<AtomicBool>,
+    limit: usize,
+}
+
+impl Room {
+    fn new(limit: usize) -> Room {
+        Room {
+            queued: Arc::new(AtomicUsize::new(0)),
+            drained: Arc::new(Notify::new()),
+            ended: Arc::new(AtomicBool::new(false)),
+            limit,
+        }
+    }
+
+    /// A room that never waits (tests of a transport without a writer).
+    pub fn unlimited() -> Room {
+        Room::new(usize::MAX)
+    }
+
+    /// The bytes queued and not yet written.
+    pub fn queued(&self) -> usize {
+        self.queued.load(Ordering::Acquire)
+    }
+
+    /// Waits until the queued bytes are at most the limit, or the writer has ended.
+    pub async fn wait(&self) {
+        // The fast path is two atomic loads: the upstream reader calls this for every line.
+        while !self.has_room() {
+            let drained = self.drained.notified();
+            tokio::pin!(drained);
+            // Registered before the check, so that a drain between the check and the await
+            // still wakes this waiter.
+            drained.as_mut().enable();
+            if self.has_room() {
+                return;
+            }
+            drained.await;
+        }
+    }
+
+    fn has_room(&self) -> bool {
+        self.queued() <= self.limit || self.ended.load(Ordering::Acquire)
+    }
+
+    fn written(&self, bytes: usize) {
+        self.queued.fetch_sub(bytes, Ordering::AcqRel);
+        self.drained.notify_waiters();
+    }
+
+    fn end(&self) {
+        self.ended.store(true, Ordering::Release);
+        self.drained.notify_waiters();
+    }
 }
 
 impl Outbox {
@@ -24,9 +94,23 @@ impl Outbox {
     /// writer only copies bytes. Returns false when the writer has ended.
     pub fn send(&self, frame: &Value) -> bool {
         match serde_json::to_vec(frame) {
-            Ok(bytes) => self.tx.send(Out::Frame(bytes)).is_ok(),
+            Ok(bytes) => {
+                let len = bytes.len();
+                self.room.queued.fetch_add(len, Ordering::AcqRel);
+                if self.tx.send(Out::Frame(bytes)).is_ok() {
+                    true
+                } else {
+                    self.room.written(len);
+                    false
+                }
+            }
             Err(_) => false,
         }
+    }
+
+    /// The room of this writer, for the reader of the upstream.
+    pub fn room(&self) -> Room {
+        self.room.clone()
     }
 
     /// Ends the writer after the frames queued before.
@@ -41,20 +125,41 @@ pub fn spawn_writer<W>(sink: W) -> (Outbox, JoinHandle<io::Result<()>>)
 where
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    spawn_writer_with_room(sink, ROOM_BYTES)
+}
+
+fn spawn_writer_with_room<W>(sink: W, limit: usize) -> (Outbox, JoinHandle<io::Result<()>>)
+where
+    W: AsyncWrite + Unpin + Send + 'static,
+{
     let (tx, rx) = mpsc::unbounded_channel();
-    let handle = tokio::spawn(write_loop(sink, rx));
-    (Outbox { tx }, handle)
+    let room = Room::new(limit);
+    let handle = tokio::spawn(write_loop(sink, rx, room.clone()));
+    (Outbox { tx, room }, handle)
 }
 
 async fn write_loop<W: AsyncWrite + Unpin>(
+    sink: W,
+    rx: mpsc::UnboundedReceiver<Out>,
+    room: Room,
+) -> io::Result<()> {
+    let result = write_frames(sink, rx, &room).await;
+    room.end();
+    result
+}
+
+async fn write_frames<W: AsyncWrite + Unpin>(
     mut sink: W,
     mut rx: mpsc::UnboundedReceiver<Out>,
+    room: &Room,
 ) -> io::Result<()> {
     while let Some(out) = rx.recv().await {
         match out {
             Out::Frame(mut bytes) => {
+                let len = bytes.len();
                 bytes.push(b'\n');
                 sink.write_all(&bytes).await?;
+                room.written(len);
             }
             Out::Close => break,
         }
@@ -89,5 +194,48 @@ mod tests {
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n{\"text\":\"a\\nb\"}\n"
         );
         assert!(!outbox.send(&json!(1)), "closed writer refuses frames");
+    }
+
+    #[tokio::test]
+    async fn room_waits_while_the_reader_of_stdout_lags_and_resumes_when_it_reads() {
+        // A pipe of 64 bytes that nobody reads yet: the writer blocks on the first frames.
+        let (client, mut server) = tokio::io::duplex(64);
+        let (outbox, _handle) = spawn_writer_with_room(client, 100);
+        let room = outbox.room();
+        for i in 0..10 {
+            assert!(outbox.send(&json!({"jsonrpc":"2.0","id":i,"result":{}})));
+        }
+        assert!(room.queued() > 100);
+        let waiting = tokio::spawn({
+            let room = room.clone();
+            async move { room.wait().await }
+        });
+        tokio::task::yield_now().await;
+        assert!(!waiting.is_finished(), "no room while stdout is not read");
+        let mut sink = Vec::new();
+        let read = tokio::spawn(async move {
+            tokio::io::AsyncReadExt::read_to_end(&mut server, &mut sink).await
+        });
+        tokio::time::timeout(std::time::Duration::from_secs(5), waiting)
+            .await
+            .expect("room within the bound once stdout is read")
+            .expect("task");
+        outbox.close();
+        drop(outbox);
+        let _ = read.await;
+    }
+
+    #[tokio::test]
+    async fn room_never_waits_after_the_writer_ended() {
+        let (client, server) = tokio::io::duplex(64);
+        drop(server);
+        let (outbox, handle) = spawn_writer_with_room(client, 10);
+        assert!(
+            outbox.send(&json!({"jsonrpc":"2.0","id":1,"result":{"text":"a long enough frame"}}))
+        );
+        assert!(handle.await.expect("task").is_err(), "stdout closed");
+        tokio::time::timeout(std::time::Duration::from_secs(5), outbox.room().wait())
+            .await
+            .expect("an ended writer never holds the reader");
     }
 }
