@@ -227,23 +227,31 @@ fn main() {
         "{:<40} {:>11} {:>11} {:>11} {:>14} {:>14}",
         "measure (median)", "direct", "via relay", "via bridge", "bridge/direct", "bridge/relay"
     );
-    println!(
-        "{:<40} {:>8.1} µs {:>8.1} µs {:>8.1} µs {:>14.2} {:>14.2}",
+    let row = |label: String, unit: &str, scale: f64, d: Duration, r: Duration, b: Duration| {
+        println!(
+            "{label:<40} {:>8.1} {unit} {:>8.1} {unit} {:>8.1} {unit} {:>14.2} {:>14.2}",
+            d.as_secs_f64() * scale,
+            r.as_secs_f64() * scale,
+            b.as_secs_f64() * scale,
+            ratio(b, d),
+            ratio(b, r)
+        );
+    };
+    row(
         format!("tools/call echo round trip ({ROUND_TRIPS} calls)"),
-        rt_direct.as_secs_f64() * 1e6,
-        rt_relay.as_secs_f64() * 1e6,
-        rt_via.as_secs_f64() * 1e6,
-        ratio(rt_via, rt_direct),
-        ratio(rt_via, rt_relay)
+        "µs",
+        1e6,
+        rt_direct,
+        rt_relay,
+        rt_via,
     );
-    println!(
-        "{:<40} {:>8.1} ms {:>8.1} ms {:>8.1} ms {:>14.2} {:>14.2}",
+    row(
         format!("16 MiB echo result ({BIG_RUNS} runs)"),
-        big_direct.as_secs_f64() * 1e3,
-        big_relay.as_secs_f64() * 1e3,
-        big_via.as_secs_f64() * 1e3,
-        ratio(big_via, big_direct),
-        ratio(big_via, big_relay)
+        "ms",
+        1e3,
+        big_direct,
+        big_relay,
+        big_via,
     );
     println!(
         "\nround-trip overhead of the bridge: {:.1} µs ({:+.0} %)",

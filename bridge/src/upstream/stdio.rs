@@ -283,15 +283,7 @@ mod tests {
     #[tokio::test]
     async fn lines_flow_and_exit_code_is_reported() {
         let (tx, mut rx) = mpsc::unbounded_channel();
-        let t = StdioTransport::spawn(
-            "sh".as_ref(),
-            &["-c".into(), "read l; echo \"$l\"; exit 3".into()],
-            1024,
-            SHUTDOWN_GRACE,
-            tx,
-            Room::unlimited(),
-        )
-        .expect("sh starts");
+        let t = sh("read l; echo \"$l\"; exit 3", SHUTDOWN_GRACE, tx);
         assert!(t.send(&serde_json::json!({"a":1})));
         match rx.recv().await {
             Some(TransportEvent::Line(RawLine::Line(l))) => assert_eq!(l, b"{\"a\":1}"),
@@ -303,15 +295,7 @@ mod tests {
     #[tokio::test]
     async fn stop_closes_stdin_first() {
         let (tx, _rx) = mpsc::unbounded_channel();
-        let t = StdioTransport::spawn(
-            "sh".as_ref(),
-            &["-c".into(), "cat >/dev/null; exit 0".into()],
-            1024,
-            SHUTDOWN_GRACE,
-            tx,
-            Room::unlimited(),
-        )
-        .expect("sh");
+        let t = sh("cat >/dev/null; exit 0", SHUTDOWN_GRACE, tx);
         let start = Instant::now();
         t.stop();
         assert_eq!(exited(&t).await, Some(ExitInfo::Code(0)));
@@ -322,15 +306,7 @@ mod tests {
     async fn a_child_that_ignores_stdin_gets_the_termination_signal() {
         let (tx, _rx) = mpsc::unbounded_channel();
         let grace = Duration::from_millis(200);
-        let t = StdioTransport::spawn(
-            "sh".as_ref(),
-            &["-c".into(), "exec sleep 30".into()],
-            1024,
-            grace,
-            tx,
-            Room::unlimited(),
-        )
-        .expect("sh");
+        let t = sh("exec sleep 30", grace, tx);
         t.stop();
         assert_eq!(exited(&t).await, Some(ExitInfo::Signal(15)));
     }
@@ -339,18 +315,7 @@ mod tests {
     async fn a_child_that_ignores_the_termination_signal_is_killed() {
         let (tx, _rx) = mpsc::unbounded_channel();
         let grace = Duration::from_millis(200);
-        let t = StdioTransport::spawn(
-            "sh".as_ref(),
-            &[
-                "-c".into(),
-                "trap '' TERM; while :; do sleep 0.05; done".into(),
-            ],
-            1024,
-            grace,
-            tx,
-            Room::unlimited(),
-        )
-        .expect("sh");
+        let t = sh("trap '' TERM; while :; do sleep 0.05; done", grace, tx);
         t.stop();
         assert_eq!(exited(&t).await, Some(ExitInfo::Signal(9)));
     }
@@ -359,17 +324,26 @@ mod tests {
     async fn closing_stdout_while_running_is_noticed_and_stopped() {
         let (tx, mut rx) = mpsc::unbounded_channel();
         let grace = Duration::from_millis(200);
-        let t = StdioTransport::spawn(
+        let t = sh("exec >&-; exec sleep 30 <&-", grace, tx);
+        assert!(matches!(rx.recv().await, Some(TransportEvent::Closed)));
+        assert_eq!(exited(&t).await, Some(ExitInfo::Signal(15)));
+    }
+
+    /// A `sh -c <script>` upstream with a line limit of 1 KiB.
+    fn sh(
+        script: &str,
+        grace: Duration,
+        tx: mpsc::UnboundedSender<TransportEvent>,
+    ) -> Arc<StdioTransport> {
+        StdioTransport::spawn(
             "sh".as_ref(),
-            &["-c".into(), "exec >&-; exec sleep 30 <&-".into()],
+            &["-c".into(), script.into()],
             1024,
             grace,
             tx,
             Room::unlimited(),
         )
-        .expect("sh");
-        assert!(matches!(rx.recv().await, Some(TransportEvent::Closed)));
-        assert_eq!(exited(&t).await, Some(ExitInfo::Signal(15)));
+        .expect("sh starts")
     }
 
     #[tokio::test]
