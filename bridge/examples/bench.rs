@@ -34,13 +34,7 @@ struct Peer {
 
 impl Peer {
     fn start(program: &Path, args: &[&str], modern: bool) -> Peer {
-        let mut child = Command::new(program)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", program.display()));
+        let mut child = spawn_piped(program.as_os_str(), args);
         let stdin = child.stdin.take().expect("stdin");
         let stdout = BufReader::with_capacity(1 << 20, child.stdout.take().expect("stdout"));
         Peer {
@@ -149,16 +143,21 @@ fn big(peer: &mut Peer) -> Duration {
     median(samples)
 }
 
-/// `bench --relay <program> [args…]`: copies stdin to the program and its stdout back, byte
-/// for byte, on two threads. The cost of one more process in the pipe, and nothing else.
-fn relay(program: &str, args: &[String]) {
-    let mut child = Command::new(program)
+/// Starts `program` with piped stdin and stdout and a silent stderr.
+fn spawn_piped<S: AsRef<std::ffi::OsStr>>(program: &std::ffi::OsStr, args: &[S]) -> Child {
+    Command::new(program)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .expect("the relayed program starts");
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", program.to_string_lossy()))
+}
+
+/// `bench --relay <program> [args…]`: copies stdin to the program and its stdout back, byte
+/// for byte, on two threads. The cost of one more process in the pipe, and nothing else.
+fn relay(program: &str, args: &[String]) {
+    let mut child = spawn_piped(program.as_ref(), args);
     let mut to_child = child.stdin.take().expect("stdin");
     let mut from_child = child.stdout.take().expect("stdout");
     std::thread::spawn(move || {
