@@ -40,6 +40,11 @@ pub async fn serve(options: Options) -> Result<(), String> {
     }
 }
 
+/// The longest request line: the default `--max-line-bytes` of the bridge (64 MiB), so that the
+/// bridge and its benchmark can pass a 16 MiB payload with room to spare (rmcp's default is
+/// 16 MiB; a longer line is dropped by rmcp with a log line).
+const MAX_LINE_BYTES: usize = 64 << 20;
+
 /// How long the end of stdin waits for the requests in flight before rmcp sees it.
 const END_WAIT: Duration = Duration::from_secs(2);
 
@@ -64,7 +69,8 @@ struct Stdio {
 impl Stdio {
     fn new(lifecycle: Lifecycle) -> Self {
         Self {
-            inner: AsyncRwTransport::new_server(tokio::io::stdin(), tokio::io::stdout()),
+            inner: AsyncRwTransport::new_server(tokio::io::stdin(), tokio::io::stdout())
+                .with_max_line_length(MAX_LINE_BYTES),
             lifecycle,
             in_flight: Arc::new(tokio::sync::watch::Sender::new(HashSet::new())),
             end_deadline: None,
