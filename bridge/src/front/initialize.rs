@@ -14,7 +14,7 @@ use super::{Shared, State};
 use crate::listen::replay::Declared;
 use crate::log::{self, Level};
 use crate::translate::errors::{self, Cause, error_object, format_limit};
-use crate::translate::initialize::{initialize_result, parse_initialize, upstream_capabilities};
+use crate::translate::initialize::{InitializeParams, initialize_result, upstream_capabilities};
 use crate::translate::shape::{ResultKind, result_kind};
 use crate::upstream::client::{RequestOptions, UpstreamClient};
 use crate::upstream::envelope::Envelope;
@@ -26,13 +26,8 @@ pub(crate) async fn run_initialize(
     shared: Arc<Shared>,
     slot: Slot,
     generation: u64,
-    params: Option<Value>,
+    init: InitializeParams,
 ) {
-    let Some(init) = parse_initialize(params.as_ref()) else {
-        shared.revert(generation);
-        shared.respond(&slot, Err(error_object(Cause::InvalidParams, None)));
-        return;
-    };
     log::bridge(
         Level::Info,
         &format!("initialize from {}", init.client_label()),

@@ -424,22 +424,22 @@ fn admit(shared: &Shared, id: &Value, method: &str) -> Option<Slot> {
 }
 
 fn on_initialize(shared: &Arc<Shared>, id: Value, params: Option<Value>) {
-    let generation = {
+    let (generation, init) = {
         let mut state = shared.state();
         match &*state {
-            // Parameters that are not valid leave the state as it is, so that an initialize
-            // right behind them is served (and not refused as a second one).
-            State::AwaitingInit if parse_initialize(params.as_ref()).is_none() => {
-                drop(state);
-                return shared.reply(id, Err(error_object(Cause::InvalidParams, None)));
-            }
             State::AwaitingInit => {
+                // Parameters that are not valid leave the state as it is, so that an
+                // initialize right behind them is served (and not refused as a second one).
+                let Some(init) = parse_initialize(params.as_ref()) else {
+                    drop(state);
+                    return shared.reply(id, Err(error_object(Cause::InvalidParams, None)));
+                };
                 let generation = shared.generation.fetch_add(1, Ordering::SeqCst) + 1;
                 *state = State::Initializing {
                     generation,
                     upstream: None,
                 };
-                generation
+                (generation, init)
             }
             State::Initializing { .. } | State::Ready { .. } => {
                 drop(state);
@@ -459,7 +459,7 @@ fn on_initialize(shared: &Arc<Shared>, id: Value, params: Option<Value>) {
         Arc::clone(shared),
         slot,
         generation,
-        params,
+        init,
     ));
 }
 
