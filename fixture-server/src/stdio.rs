@@ -26,18 +26,41 @@ pub async fn serve(options: Options) -> Result<(), String> {
         return misbehave().await;
     }
     let state = Arc::new(State::new(options));
-    let transport = Stdio::new(state.lifecycle.clone());
+    let lifecycle = state.lifecycle.clone();
+    let transport = Stdio::new(lifecycle.clone());
+    let in_flight = Arc::clone(&transport.in_flight);
     let running = match Fixture::new(state).serve(transport).await {
         Ok(running) => running,
         // The end of stdin before the first request that starts a session.
         Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
         Err(error) => return Err(format!("the session did not start: {error}")),
     };
-    match running.waiting().await {
-        Ok(QuitReason::Closed | QuitReason::Cancelled) => Ok(()),
-        Ok(reason) => Err(format!("the session stopped: {reason:?}")),
-        Err(error) => Err(format!("the session failed: {error}")),
+    tokio::select! {
+        quit = running.waiting() => match quit {
+            Ok(QuitReason::Closed | QuitReason::Cancelled) => Ok(()),
+            Ok(reason) => Err(format!("the session stopped: {reason:?}")),
+            Err(error) => Err(format!("the session failed: {error}")),
+        },
+        () = answered_after_end(&lifecycle, &in_flight) => Ok(()),
     }
+}
+
+/// How long rmcp gets to finish by itself once stdin ended and every response is written.
+const DRAIN_WAIT: Duration = Duration::from_millis(250);
+
+/// Completes once stdin ended, every request has its response written (or was cancelled), and
+/// rmcp had [`DRAIN_WAIT`] to stop. rmcp's own drain can wait 5 s for a handler whose stream
+/// the client cancelled while its acknowledgment was being written (rmcp no longer completes
+/// notifications after the end of its input); nothing is owed to the client then, so the
+/// fixture exits instead of waiting (R7: exit 0 quickly at the end of stdin).
+async fn answered_after_end(
+    lifecycle: &Lifecycle,
+    in_flight: &tokio::sync::watch::Sender<HashSet<RequestId>>,
+) {
+    lifecycle.input_closed.cancelled().await;
+    let mut watch = in_flight.subscribe();
+    let _ = tokio::time::timeout(END_WAIT, watch.wait_for(HashSet::is_empty)).await;
+    tokio::time::sleep(DRAIN_WAIT).await;
 }
 
 /// The longest request line: the default `--max-line-bytes` of the bridge (64 MiB), so that the

@@ -233,3 +233,33 @@ fn a_listen_request_just_before_the_end_of_stdin_gets_its_acknowledgment_and_its
         start.elapsed()
     );
 }
+
+/// R7: a client that replaces its stream and cancels both before the end of stdin (what the
+/// bridge does at a subscription change and then at its stop) still sees the fixture exit 0
+/// quickly. rmcp alone waited 5 s in about a quarter of such runs (a handler whose stream was
+/// cancelled while its acknowledgment was written); 20 runs make that race show.
+#[test]
+fn r7_two_cancelled_streams_then_the_end_of_stdin_exits_0_quickly_every_time() {
+    for _ in 0..20 {
+        let mut server = Server::new();
+        server.result(1, "server/discover", json!({}));
+        listen(&mut server, 2, json!({"toolsListChanged": true}));
+        listen(
+            &mut server,
+            3,
+            json!({"toolsListChanged": true, "resourceSubscriptions": ["file:///fixture/notes.txt"]}),
+        );
+        for id in [2, 3] {
+            server.send(json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":id}}));
+        }
+        let start = Instant::now();
+        server.close_stdin();
+        let status = server.wait_exit(Duration::from_secs(3));
+        assert!(status.success(), "{status:?}");
+        assert!(
+            start.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            start.elapsed()
+        );
+    }
+}
