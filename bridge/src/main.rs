@@ -8,10 +8,11 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
 
 use mcp_bridge_vscode::cli::{self, Command, USAGE};
-use mcp_bridge_vscode::front::{self, Hooks, Outcome, UpstreamCommand};
+use mcp_bridge_vscode::front::{self, Hooks, Outcome};
 use mcp_bridge_vscode::log::{self, Level};
 use mcp_bridge_vscode::translate::initialize::{ServerInfoFallback, fallback_name};
-use mcp_bridge_vscode::upstream::stdio::SHUTDOWN_GRACE;
+use mcp_bridge_vscode::upstream::child::SHUTDOWN_GRACE;
+use mcp_bridge_vscode::upstream::connect::Target;
 use mcp_bridge_vscode::{VERSION, stdio_pipes, watchdog};
 
 fn main() {
@@ -35,7 +36,7 @@ fn main() {
 
     let name = fallback_name(options.name.as_deref(), &options.command.to_string_lossy());
     let front_options = front::Options {
-        upstream: UpstreamCommand {
+        upstream: Target::Command {
             command: options.command,
             args: options.args,
         },

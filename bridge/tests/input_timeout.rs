@@ -7,7 +7,8 @@ mod support;
 
 use std::time::Duration;
 
-use mcp_bridge_vscode::front::{Hooks, Options, Outcome, UpstreamCommand, serve};
+use mcp_bridge_vscode::front::{Hooks, Options, Outcome, serve};
+use mcp_bridge_vscode::upstream::connect::Target;
 use mcp_bridge_vscode::translate::initialize::ServerInfoFallback;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -17,7 +18,7 @@ const FRAME: Duration = Duration::from_secs(20);
 
 fn options() -> Options {
     Options {
-        upstream: UpstreamCommand {
+        upstream: Target::Command {
             command: support::fixture_bin().into_os_string(),
             args: Vec::new(),
         },

@@ -1,25 +1,24 @@
-//! R1, R2: the task of `initialize`: start the upstream command, ask `server/discover`, and
+//! R1, R2: the task of `initialize`: connect to the upstream server, ask `server/discover`, and
 //! answer with the 2025-11-25 result. A failure returns the connection to the state before
 //! `initialize`, so that a new `initialize` can succeed.
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 use serde_json::{Map, Value};
-use tokio::sync::mpsc;
 
 use super::inflight::Slot;
 use super::request::{Exchange, exchange};
 use super::{Shared, State};
 use crate::listen::replay::Declared;
 use crate::log::{self, Level};
-use crate::translate::errors::{self, Cause, error_object, format_limit};
+use crate::translate::errors::{self, error_object, format_limit};
 use crate::translate::initialize::{InitializeParams, initialize_result, upstream_capabilities};
 use crate::translate::shape::{ResultKind, result_kind};
 use crate::upstream::client::{RequestOptions, UpstreamClient};
 use crate::upstream::envelope::Envelope;
-use crate::upstream::stdio::StdioTransport;
-use crate::upstream::{Transport, UpstreamError};
+use crate::translate::icons::keep_data_icons;
+use crate::upstream::UpstreamError;
+use crate::upstream::connect::{ConnectOptions, connect};
 
 /// The task of `initialize` of generation `generation`.
 pub(crate) async fn run_initialize(
@@ -33,38 +32,28 @@ pub(crate) async fn run_initialize(
         &format!("initialize from {}", init.client_label()),
     );
 
-    let (transport_tx, transport_rx) = mpsc::unbounded_channel();
-    let target = &shared.opts.upstream;
-    let transport = match StdioTransport::spawn(
-        &target.command,
-        &target.args,
-        shared.opts.max_line_bytes,
-        shared.opts.shutdown_grace,
-        transport_tx,
-        shared.outbox.room(),
-    ) {
-        Ok(t) => t,
+    let options = ConnectOptions {
+        max_line_bytes: shared.opts.max_line_bytes,
+        grace: shared.opts.shutdown_grace,
+        pid: Arc::clone(&shared.upstream_pid),
+    };
+    let connection = match connect(&shared.opts.upstream, &options, shared.outbox.room()) {
+        Ok(connection) => connection,
         Err(e) => {
-            log::bridge(
-                Level::Warn,
-                &format!("cannot start the upstream command: {e}"),
-            );
+            log::bridge(Level::Warn, &e.line);
             shared.revert(generation);
-            shared.respond(&slot, Err(error_object(Cause::SpawnFailed, None)));
+            shared.respond(&slot, Err(error_object(e.cause, None)));
             return;
         }
     };
-    if let Some(pid) = transport.process_id() {
-        shared.upstream_pid.store(pid, Ordering::SeqCst);
-    }
     let envelope = Envelope {
         client_info: init.client_info.clone(),
         capabilities: upstream_capabilities(&init.capabilities),
     };
     let events = shared.client_events(generation);
     let client = UpstreamClient::start(
-        transport,
-        transport_rx,
+        connection.transport,
+        connection.events,
         envelope,
         shared.opts.max_line_bytes,
         events,
@@ -110,9 +99,16 @@ pub(crate) async fn run_initialize(
             );
             (Some(e), detail)
         }
+        Exchange::Done(Err(UpstreamError::HttpStatus(status))) => (
+            None,
+            format!("the upstream server sent no JSON-RPC response (HTTP status {status})"),
+        ),
         Exchange::Done(Err(e)) => (None, e.to_string()),
         Exchange::Done(Ok(raw)) if result_kind(&raw) == ResultKind::Complete && raw.is_object() => {
-            let result = initialize_result(&raw, &shared.opts.fallback);
+            let mut result = initialize_result(&raw, &shared.opts.fallback);
+            if shared.opts.upstream.is_remote() {
+                keep_data_icons("initialize", &mut result);
+            }
             shared
                 .listener
                 .declare(Declared::from_initialize_result(&result));

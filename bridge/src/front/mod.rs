@@ -34,23 +34,18 @@ use crate::translate::errors::{Cause, error_frame, error_object, result_frame};
 use crate::translate::forward::{MethodClass, classify, has_modern_meta};
 use crate::translate::initialize::{ServerInfoFallback, parse_initialize};
 use crate::translate::level::{self, LogLevel};
-use crate::upstream::ExitInfo;
+use crate::upstream::Ended;
+use crate::upstream::connect::Target;
 use crate::upstream::client::{ClientEvent, NotificationSink, UpstreamClient};
 use crate::wire::parse::{self, Message, Parsed, valid_id};
 use crate::wire::reader::{LineReader, RawLine};
 use crate::wire::writer::{Outbox, spawn_writer};
 
-/// The upstream command of the command form (M4 adds the URL form beside it).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UpstreamCommand {
-    pub command: std::ffi::OsString,
-    pub args: Vec<std::ffi::OsString>,
-}
-
 /// The options of one connection.
 #[derive(Clone, Debug)]
 pub struct Options {
-    pub upstream: UpstreamCommand,
+    /// The upstream server: a command or a URL.
+    pub upstream: Target,
     pub fallback: ServerInfoFallback,
     pub discover_timeout: Duration,
     pub max_line_bytes: usize,
@@ -63,8 +58,9 @@ pub struct Options {
 pub enum Outcome {
     /// Stdin ended and the bridge stopped (exit 0).
     Eof,
-    /// The upstream server stopped while stdin was open (exit 1).
-    UpstreamExited(ExitInfo),
+    /// The upstream server stopped while stdin was open (exit 1). Only a connection of a
+    /// command or a pipe ends this way; an upstream at a URL never stops the bridge.
+    UpstreamExited(Ended),
 }
 
 /// Hooks of the executable.
@@ -492,13 +488,13 @@ fn on_notification(shared: &Arc<Shared>, method: &str, params: Option<&Value>) {
     }
 }
 
-/// Handles an event of an upstream client; returns the exit when the upstream of the ready
-/// connection is gone.
-fn on_client_event(shared: &Shared, generation: u64, event: ClientEvent) -> Option<ExitInfo> {
+/// Handles an event of an upstream client; returns the end when the connection of the ready
+/// state is gone.
+fn on_client_event(shared: &Shared, generation: u64, event: ClientEvent) -> Option<Ended> {
     let current =
         matches!(&*shared.state(), State::Ready { generation: g, .. } if *g == generation);
     match event {
-        ClientEvent::Exited(exit) => current.then_some(exit),
+        ClientEvent::Ended(ended) => current.then_some(ended),
     }
 }
 
@@ -579,10 +575,12 @@ async fn stop_at_eof(shared: &Shared) {
 /// request in flight, then the caller exits with code 1. The tasks stop first (bounded), so
 /// that what they owe VS Code before a response comes before it (M2: `notifications/cancelled`
 /// for their `b-` requests and `notifications/elicitation/complete` for accepted URLs, §3.7).
-async fn stop_after_upstream_exit(shared: &Shared, exit: ExitInfo) {
+async fn stop_after_upstream_exit(shared: &Shared, exit: Ended) {
     *shared.state() = State::Closing;
     shared.listener.stop.cancel();
-    log::write(Scope::McpStdio, Level::Warn, &exit.stdio_line());
+    if let Some(status) = exit.exit {
+        log::write(Scope::McpStdio, Level::Warn, &status.stdio_line());
+    }
     log::bridge(Level::Err, &format!("the upstream server {exit}"));
     let slots = shared.inflight.take_all(REASON_UPSTREAM_STOPPED);
     for slot in &slots {

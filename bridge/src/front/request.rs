@@ -20,6 +20,7 @@ use crate::input::texts;
 use crate::log::{self, Level};
 use crate::translate::errors::{self, Cause, error_object, format_limit};
 use crate::translate::forward::{ForwardKind, forward_params};
+use crate::translate::icons::keep_data_icons;
 use crate::translate::schema::FixKind;
 use crate::translate::shape::{ResultKind, result_kind, shape_result};
 use crate::upstream::UpstreamError;
@@ -119,6 +120,10 @@ pub fn error_of(error: UpstreamError) -> Value {
         UpstreamError::InvalidResponse(why) => error_object(Cause::InvalidResponse, Some(&why)),
         // Only a listen stream ends this way (M3).
         UpstreamError::Ended => error_object(Cause::TaskCancelled, None),
+        UpstreamError::TransportFailed(why) => error_object(Cause::TransportFailed, Some(&why)),
+        UpstreamError::HttpStatus(status) => {
+            error_object(Cause::InvalidResponse, Some(&format!("HTTP status {status}")))
+        }
     }
 }
 
@@ -171,7 +176,13 @@ pub(crate) async fn run_forward(
         };
         rounds.observe(&shared, &raw);
         if !is_input_required(&raw) {
-            break Some(complete(&method, raw));
+            let mut response = complete(&method, raw);
+            if let Ok(result) = response.as_mut()
+                && shared.opts.upstream.is_remote()
+            {
+                keep_data_icons(&method, result);
+            }
+            break Some(response);
         }
         match rounds.round(&shared, &slot, &fwd.params, &raw).await {
             Next::Retry(params) => round_params = params,

@@ -3,6 +3,7 @@
 
 pub mod errors;
 pub mod forward;
+pub mod icons;
 pub mod initialize;
 pub mod level;
 pub mod schema;

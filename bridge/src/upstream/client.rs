@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
 
 use super::envelope::{self, Envelope};
-use super::{ExitInfo, Transport, TransportEvent, UpstreamError};
+use super::{Ended, Transport, TransportEvent, UpstreamError};
 use crate::log::{self, Level, Scope};
 use crate::translate::level::LogLevel;
 use crate::wire::parse::{self, Message, Parsed};
@@ -22,8 +22,8 @@ const PROGRESS_QUEUE: usize = 256;
 /// What the front learns of the upstream server besides responses.
 #[derive(Debug)]
 pub enum ClientEvent {
-    /// The upstream server and its tree are gone.
-    Exited(ExitInfo),
+    /// The connection is gone (the upstream process and its tree, where there is one).
+    Ended(Ended),
 }
 
 /// Takes each notification of the upstream server that belongs to no request (M3: the events
@@ -161,7 +161,7 @@ impl UpstreamClient {
                 },
             );
         }
-        if !self.transport.send(&frame) {
+        if !self.transport.send_request(id, method, &frame) {
             lock(&self.pending).remove(&id);
             return Err(UpstreamError::Closed);
         }
@@ -177,7 +177,7 @@ impl UpstreamClient {
     /// Sends `notifications/cancelled` for a request that is still pending.
     fn cancel(&self, id: i64, reason: &str) {
         if lock(&self.pending).remove(&id).is_some() && !self.is_closed() {
-            self.transport.send(&envelope::cancel_frame(id, reason));
+            self.transport.cancel(id, &envelope::cancel_frame(id, reason));
         }
     }
 
@@ -241,10 +241,11 @@ impl UpstreamClient {
         }
     }
 
-    /// Stops the transport and waits until the upstream and its tree are gone.
-    pub async fn shutdown(&self) -> Option<ExitInfo> {
+    /// Stops the transport and waits until the connection (the upstream and its tree) is
+    /// gone.
+    pub async fn shutdown(&self) -> Option<Ended> {
         self.transport.stop();
-        let mut watch = self.transport.exit_watch();
+        let mut watch = self.transport.end_watch();
         watch.wait_for(Option::is_some).await.ok().and_then(|v| *v)
     }
 }
@@ -266,9 +267,13 @@ async fn route(
                 &sink,
             ),
             TransportEvent::Line(RawLine::Eof) | TransportEvent::Closed => client.close_all(),
-            TransportEvent::Exited(info) => {
+            // After the response of the request this changes nothing.
+            TransportEvent::Failed { id, error } => {
+                client.complete(&Value::from(id), Err(error));
+            }
+            TransportEvent::Ended(ended) => {
                 client.close_all();
-                let _ = front.send(ClientEvent::Exited(info));
+                let _ = front.send(ClientEvent::Ended(ended));
             }
         }
     }
@@ -385,6 +390,7 @@ impl Drop for Call {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::upstream::ExitInfo;
     use serde_json::json;
     use std::sync::Mutex as StdMutex;
     use tokio::sync::watch;
@@ -392,22 +398,22 @@ mod tests {
     /// A transport that records frames.
     struct Recorder {
         frames: StdMutex<Vec<Value>>,
-        exit: watch::Sender<Option<ExitInfo>>,
+        exit: watch::Sender<Option<Ended>>,
     }
 
     impl Transport for Recorder {
-        fn send(&self, frame: &Value) -> bool {
+        fn send_request(&self, _id: i64, _method: &str, frame: &Value) -> bool {
             lock(&self.frames).push(frame.clone());
             true
         }
+        fn cancel(&self, _id: i64, frame: &Value) {
+            lock(&self.frames).push(frame.clone());
+        }
         fn stop(&self) {
-            let _ = self.exit.send(Some(ExitInfo::Code(0)));
+            let _ = self.exit.send(Some(Ended { exit: None }));
         }
-        fn exit_watch(&self) -> watch::Receiver<Option<ExitInfo>> {
+        fn end_watch(&self) -> watch::Receiver<Option<Ended>> {
             self.exit.subscribe()
-        }
-        fn process_id(&self) -> Option<u32> {
-            None
         }
     }
 
@@ -564,11 +570,11 @@ mod tests {
             client.request("x", Map::new(), &RequestOptions::default()),
             Err(UpstreamError::Closed)
         ));
-        tx.send(TransportEvent::Exited(ExitInfo::Code(3))).ok();
-        assert!(matches!(
-            front.recv().await,
-            Some(ClientEvent::Exited(ExitInfo::Code(3)))
-        ));
+        let ended = Ended {
+            exit: Some(ExitInfo::Code(3)),
+        };
+        tx.send(TransportEvent::Ended(ended)).ok();
+        assert!(matches!(front.recv().await, Some(ClientEvent::Ended(e)) if e == ended));
     }
 
     #[tokio::test]

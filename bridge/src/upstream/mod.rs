@@ -1,13 +1,22 @@
 //! The 2026-07-28 side: a client written by hand on tokio, because it must pass every
 //! message through without a loss (DESIGN principle 1), and its transports.
 //!
-//! Seam for M4/M5: [`Transport`] is all that the client needs of a transport. The stdio
-//! child is one transport; an HTTP transport (M4) and an in-process link (M5) implement the
-//! same trait and feed the same [`TransportEvent`]s.
+//! The seam: [`connect::connect`] is the one place that turns a [`connect::Target`] (a
+//! command, a URL, later a server in the same process) into a connection, a [`Transport`]
+//! and its stream of [`TransportEvent`]s. The client and the front never name a transport.
+//!
+//! - [`lines`]: JSON-RPC line framing over any `AsyncRead`/`AsyncWrite`;
+//! - [`child`]: the upstream command as a child process (process group or job object, the
+//!   stop sequence) over [`lines`];
+//! - [`http`]: Streamable HTTP (M4): one POST per request, JSON or SSE responses, the listen
+//!   stream as a long SSE response.
 
+pub mod child;
 pub mod client;
+pub mod connect;
 pub mod envelope;
-pub mod stdio;
+pub mod http;
+pub mod lines;
 
 use std::fmt;
 
@@ -16,15 +25,36 @@ use tokio::sync::watch;
 
 use crate::wire::reader::RawLine;
 
-/// What a transport tells its client.
+/// What a transport tells its client. The events are transport-neutral: a message, the
+/// failure of one request, and the end of the connection.
 #[derive(Debug)]
 pub enum TransportEvent {
-    /// One line of the upstream server (or the head and tail of a line over the limit).
+    /// One message of the upstream server: a line on stdio, a JSON body or one SSE event over
+    /// HTTP (or the head and tail of a message over the limit).
     Line(RawLine),
+    /// One request failed without a JSON-RPC answer (an HTTP status, a broken stream, a
+    /// connection that could not be made). Only that request fails; the connection goes on.
+    Failed { id: i64, error: UpstreamError },
     /// The upstream server sends nothing more (stdout closed). Requests in flight fail.
     Closed,
-    /// The upstream server and its process tree are gone.
-    Exited(ExitInfo),
+    /// The connection is gone for good: the exit status where there is a process.
+    Ended(Ended),
+}
+
+/// How a connection ended: the exit status where there is a process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ended {
+    pub exit: Option<ExitInfo>,
+}
+
+impl fmt::Display for Ended {
+    /// The end of the error line `the upstream server <…>`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.exit {
+            Some(exit) => exit.fmt(f),
+            None => write!(f, "closed the connection"),
+        }
+    }
 }
 
 /// How the upstream process ended.
@@ -61,14 +91,21 @@ impl ExitInfo {
 
 /// A transport to one upstream server. All methods return at once.
 pub trait Transport: Send + Sync + 'static {
-    /// Queues one frame; false when the transport takes no more frames.
-    fn send(&self, frame: &Value) -> bool;
+    /// Queues the request `id` (its whole frame, `method` for the transport's headers); false
+    /// when the transport takes no more frames.
+    fn send_request(&self, id: i64, method: &str, frame: &Value) -> bool;
+    /// Gives up the request `id`. On stdio the frame `notifications/cancelled` goes out; over
+    /// HTTP the response stream of the request closes, which is the cancellation there.
+    fn cancel(&self, id: i64, frame: &Value);
     /// Starts the stop sequence (idempotent). Frames queued before still go out first.
     fn stop(&self);
-    /// Becomes `Some` when the upstream server and its tree are gone.
-    fn exit_watch(&self) -> watch::Receiver<Option<ExitInfo>>;
-    /// The process (group) id of a child process, for the watchdog.
-    fn process_id(&self) -> Option<u32>;
+    /// Becomes `Some` when the connection is gone: with the exit status where there is a
+    /// process. A transport without a process ends at its stop.
+    fn end_watch(&self) -> watch::Receiver<Option<Ended>>;
+    /// O10: true for an upstream server at a URL (VS Code then gets only `data:` icons).
+    fn is_remote(&self) -> bool {
+        false
+    }
 }
 
 /// Why an upstream request failed (the front maps each to the error table).
@@ -82,6 +119,11 @@ pub enum UpstreamError {
     InvalidResponse(String),
     /// The upstream server ended a listen stream with `notifications/cancelled` (M3).
     Ended,
+    /// The connection of one request failed (connect, TLS, a broken stream); the text says
+    /// why, never with a URL, a header or frame content. The next request tries again.
+    TransportFailed(String),
+    /// An HTTP status without a JSON-RPC answer.
+    HttpStatus(u16),
 }
 
 impl fmt::Display for UpstreamError {
@@ -97,6 +139,8 @@ impl fmt::Display for UpstreamError {
             UpstreamError::Closed => write!(f, "the upstream server closed its output"),
             UpstreamError::InvalidResponse(why) => write!(f, "the response is not valid ({why})"),
             UpstreamError::Ended => write!(f, "the upstream server cancelled the request"),
+            UpstreamError::TransportFailed(why) => write!(f, "the connection failed ({why})"),
+            UpstreamError::HttpStatus(status) => write!(f, "HTTP status {status}"),
         }
     }
 }

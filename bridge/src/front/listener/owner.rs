@@ -135,6 +135,11 @@ fn stream_end(ending: &Ending) -> StreamEnd {
                 .unwrap_or("")
                 .to_owned(),
         },
+        // §2.9 of the URL form: the status decides between a new stream and none.
+        Err(UpstreamError::HttpStatus(status)) => StreamEnd::HttpStatus {
+            status: *status,
+            sign_in: false,
+        },
         Err(e) => StreamEnd::Lost(e.to_string()),
     }
 }
@@ -146,7 +151,10 @@ fn change_error(ending: &Ending) -> Value {
         Err(UpstreamError::Rpc(e)) => errors::upstream_error(e.clone()),
         Err(UpstreamError::Closed) => error_object(Cause::UpstreamExited, Some(DETAIL)),
         Err(UpstreamError::Ended) => error_object(Cause::TaskCancelled, Some(DETAIL)),
-        Ok(_) | Err(UpstreamError::InvalidResponse(_)) => {
+        Err(UpstreamError::TransportFailed(_)) => {
+            error_object(Cause::TransportFailed, Some(DETAIL))
+        }
+        Ok(_) | Err(UpstreamError::InvalidResponse(_) | UpstreamError::HttpStatus(_)) => {
             error_object(Cause::InvalidResponse, Some(DETAIL))
         }
     }

@@ -4,47 +4,48 @@
 
 use std::io;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use process_wrap::tokio::{ChildWrapper, CommandWrap, KillOnDrop};
 use serde_json::Value;
-use tokio::io::AsyncWriteExt;
-use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::{Notify, mpsc, watch};
 use tokio::time::Instant;
 
-use super::{ExitInfo, Transport, TransportEvent};
+use super::lines::LineLink;
+use super::{Ended, ExitInfo, Transport, TransportEvent};
 use crate::log::{self, Level};
-use crate::wire::reader::{LineReader, RawLine};
 use crate::wire::writer::Room;
 
 /// The contract's `shutdown_grace`.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
-enum WriterCmd {
-    Frame(Vec<u8>),
-    Close,
-}
-
 /// A running upstream command.
-pub struct StdioTransport {
-    writer: mpsc::UnboundedSender<WriterCmd>,
+pub struct ChildTransport {
+    link: LineLink,
     stop: Arc<Notify>,
-    exit: watch::Receiver<Option<ExitInfo>>,
-    pid: Option<u32>,
+    end: watch::Receiver<Option<Ended>>,
 }
 
-impl StdioTransport {
+/// What a child needs besides its command line.
+#[derive(Clone)]
+pub struct ChildOptions {
+    pub max_line_bytes: usize,
+    pub grace: Duration,
+    /// The process (group) id of the current child, for the watchdog of the executable.
+    pub pid: Arc<AtomicU32>,
+}
+
+impl ChildTransport {
     /// Starts `command` with `args`; its stderr is the bridge's stderr, so that its lines
     /// reach VS Code's Output channel.
     pub fn spawn(
         command: &std::ffi::OsStr,
         args: &[std::ffi::OsString],
-        max_line_bytes: usize,
-        grace: Duration,
+        opts: &ChildOptions,
         events: mpsc::UnboundedSender<TransportEvent>,
         room: Room,
-    ) -> io::Result<Arc<StdioTransport>> {
+    ) -> io::Result<Arc<ChildTransport>> {
         let mut wrap = CommandWrap::with_new(command, |c| {
             c.args(args)
                 .stdin(std::process::Stdio::piped())
@@ -66,51 +67,37 @@ impl StdioTransport {
             .stdout()
             .take()
             .ok_or_else(|| io::Error::other("no stdout pipe"))?;
-        let pid = child.id();
+        if let Some(pid) = child.id() {
+            opts.pid.store(pid, Ordering::SeqCst);
+        }
         #[cfg(unix)]
         {
             crate::stdio_pipes::grow_pipe(&stdin);
             crate::stdio_pipes::grow_pipe(&stdout);
         }
 
-        let (writer_tx, writer_rx) = mpsc::unbounded_channel();
+        let link = LineLink::spawn(stdout, stdin, opts.max_line_bytes, events.clone(), room);
         let stop = Arc::new(Notify::new());
-        let stdout_closed = Arc::new(Notify::new());
-        let (exit_tx, exit_rx) = watch::channel(None);
-
-        tokio::spawn(write_loop(stdin, writer_rx));
-        tokio::spawn(read_loop(
-            stdout,
-            max_line_bytes,
-            events.clone(),
-            Arc::clone(&stdout_closed),
-            room,
-        ));
-        let close_writer = writer_tx.clone();
+        let (end_tx, end) = watch::channel(None);
         tokio::spawn(supervise(
             child,
-            grace,
+            opts.grace,
             Arc::clone(&stop),
-            stdout_closed,
-            close_writer,
+            link.clone(),
             events,
-            exit_tx,
+            end_tx,
         ));
-        Ok(Arc::new(StdioTransport {
-            writer: writer_tx,
-            stop,
-            exit: exit_rx,
-            pid,
-        }))
+        Ok(Arc::new(ChildTransport { link, stop, end }))
     }
 }
 
-impl Transport for StdioTransport {
-    fn send(&self, frame: &Value) -> bool {
-        match serde_json::to_vec(frame) {
-            Ok(bytes) => self.writer.send(WriterCmd::Frame(bytes)).is_ok(),
-            Err(_) => false,
-        }
+impl Transport for ChildTransport {
+    fn send_request(&self, _id: i64, _method: &str, frame: &Value) -> bool {
+        self.link.send(frame)
+    }
+
+    fn cancel(&self, _id: i64, frame: &Value) {
+        self.link.send(frame);
     }
 
     fn stop(&self) {
@@ -118,57 +105,9 @@ impl Transport for StdioTransport {
         self.stop.notify_one();
     }
 
-    fn exit_watch(&self) -> watch::Receiver<Option<ExitInfo>> {
-        self.exit.clone()
+    fn end_watch(&self) -> watch::Receiver<Option<Ended>> {
+        self.end.clone()
     }
-
-    fn process_id(&self) -> Option<u32> {
-        self.pid
-    }
-}
-
-async fn write_loop(mut stdin: ChildStdin, mut rx: mpsc::UnboundedReceiver<WriterCmd>) {
-    while let Some(cmd) = rx.recv().await {
-        match cmd {
-            WriterCmd::Frame(mut bytes) => {
-                bytes.push(b'\n');
-                if stdin.write_all(&bytes).await.is_err() {
-                    break;
-                }
-                if rx.is_empty() && stdin.flush().await.is_err() {
-                    break;
-                }
-            }
-            WriterCmd::Close => break,
-        }
-    }
-    // Dropping stdin closes it: the first step of the stop sequence.
-    let _ = stdin.shutdown().await;
-}
-
-async fn read_loop(
-    stdout: ChildStdout,
-    max: usize,
-    events: mpsc::UnboundedSender<TransportEvent>,
-    closed: Arc<Notify>,
-    room: Room,
-) {
-    let mut reader = LineReader::new(stdout, max);
-    loop {
-        // Backpressure: while VS Code has not read what the bridge queued for it, the next
-        // line of the upstream waits in its pipe, not in the memory of the bridge.
-        room.wait().await;
-        match reader.next().await {
-            Ok(RawLine::Eof) | Err(_) => break,
-            Ok(line) => {
-                if events.send(TransportEvent::Line(line)).is_err() {
-                    break;
-                }
-            }
-        }
-    }
-    let _ = events.send(TransportEvent::Closed);
-    closed.notify_one();
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -187,10 +126,9 @@ async fn supervise(
     mut child: Box<dyn ChildWrapper>,
     grace: Duration,
     stop: Arc<Notify>,
-    stdout_closed: Arc<Notify>,
-    writer: mpsc::UnboundedSender<WriterCmd>,
+    link: LineLink,
     events: mpsc::UnboundedSender<TransportEvent>,
-    exit_tx: watch::Sender<Option<ExitInfo>>,
+    end_tx: watch::Sender<Option<Ended>>,
 ) {
     let mut phase = Phase::Running;
     let mut deadline: Option<Instant> = None;
@@ -204,12 +142,12 @@ async fn supervise(
         tokio::select! {
             status = child.wait() => break status.map(exit_info).unwrap_or(ExitInfo::Unknown),
             _ = stop.notified(), if phase == Phase::Running => {}
-            _ = stdout_closed.notified(), if phase == Phase::Running => {}
+            _ = link.read_closed.notified(), if phase == Phase::Running => {}
             _ = timer => {}
         }
         phase = match phase {
             Phase::Running => {
-                let _ = writer.send(WriterCmd::Close);
+                link.close();
                 Phase::StdinClosed
             }
             Phase::StdinClosed => {
@@ -236,8 +174,9 @@ async fn supervise(
     // The leader is gone; the rest of its group goes too, so that no process of the tree
     // stays behind (a grandchild could hold the pipes open).
     let _ = child.start_kill();
-    let _ = events.send(TransportEvent::Exited(info));
-    let _ = exit_tx.send(Some(info));
+    let ended = Ended { exit: Some(info) };
+    let _ = events.send(TransportEvent::Ended(ended));
+    let _ = end_tx.send(Some(ended));
 }
 
 /// The termination signal to the process group (POSIX). Windows has no such signal: the job
@@ -271,20 +210,23 @@ fn exit_info(status: std::process::ExitStatus) -> ExitInfo {
 mod tests {
     use super::*;
 
-    async fn exited(t: &StdioTransport) -> Option<ExitInfo> {
-        let mut w = t.exit_watch();
+    use crate::wire::reader::RawLine;
+
+    async fn exited(t: &ChildTransport) -> Option<ExitInfo> {
+        let mut w = t.end_watch();
         tokio::time::timeout(Duration::from_secs(10), w.wait_for(Option::is_some))
             .await
             .ok()?
             .ok()
             .and_then(|v| *v)
+            .and_then(|e| e.exit)
     }
 
     #[tokio::test]
     async fn lines_flow_and_exit_code_is_reported() {
         let (tx, mut rx) = mpsc::unbounded_channel();
         let t = sh("read l; echo \"$l\"; exit 3", SHUTDOWN_GRACE, tx);
-        assert!(t.send(&serde_json::json!({"a":1})));
+        assert!(t.send_request(1, "x", &serde_json::json!({"a":1})));
         match rx.recv().await {
             Some(TransportEvent::Line(RawLine::Line(l))) => assert_eq!(l, b"{\"a\":1}"),
             other => panic!("{other:?}"),
@@ -334,27 +276,33 @@ mod tests {
         script: &str,
         grace: Duration,
         tx: mpsc::UnboundedSender<TransportEvent>,
-    ) -> Arc<StdioTransport> {
-        StdioTransport::spawn(
+    ) -> Arc<ChildTransport> {
+        ChildTransport::spawn(
             "sh".as_ref(),
             &["-c".into(), script.into()],
-            1024,
-            grace,
+            &opts(grace),
             tx,
             Room::unlimited(),
         )
         .expect("sh starts")
     }
 
+    fn opts(grace: Duration) -> ChildOptions {
+        ChildOptions {
+            max_line_bytes: 1024,
+            grace,
+            pid: Arc::new(AtomicU32::new(0)),
+        }
+    }
+
     #[tokio::test]
     async fn a_command_that_does_not_exist_fails_to_spawn() {
         let (tx, _rx) = mpsc::unbounded_channel();
         assert!(
-            StdioTransport::spawn(
+            ChildTransport::spawn(
                 "/nonexistent/upstream".as_ref(),
                 &[],
-                1024,
-                SHUTDOWN_GRACE,
+                &opts(SHUTDOWN_GRACE),
                 tx,
                 Room::unlimited()
             )

@@ -1,0 +1,158 @@
+//! The HTTP client of the URL form: rustls with the system's CA certificates plus those of
+//! `--ca-file`, the proxy of `HTTPS_PROXY` / `ALL_PROXY` (credentials in the proxy URL) with
+//! `NO_PROXY`, and never a proxy for a loopback host.
+
+use std::net::IpAddr;
+use std::path::Path;
+use std::time::Duration;
+
+use reqwest::Certificate;
+use url::{Host, Url};
+
+/// The options of an upstream at a URL.
+#[derive(Clone, Debug)]
+pub struct HttpOptions {
+    pub url: Url,
+    /// The headers of `--header` and `--header-env`, checked and resolved at start. Their
+    /// values never reach a log line.
+    pub headers: Vec<(String, String)>,
+    /// `--max-response-bytes`: the limit of one JSON body and of one SSE event.
+    pub max_response_bytes: usize,
+    /// The certificates of `--ca-file`, read at start.
+    pub extra_roots: Vec<Certificate>,
+}
+
+/// Connecting takes at most this long; the time limit of a request is the front's.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Why `--ca-file` cannot be used (exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum CaError {
+    #[error("cannot read the file: {0}")]
+    Read(std::io::ErrorKind),
+    #[error("the file has no PEM certificate")]
+    NoCertificate,
+    #[error("the file has a certificate that is not valid")]
+    Invalid,
+}
+
+/// Reads the PEM certificates of `--ca-file`.
+pub fn load_ca_file(path: &Path) -> Result<Vec<Certificate>, CaError> {
+    let pem = std::fs::read(path).map_err(|e| CaError::Read(e.kind()))?;
+    let certs = Certificate::from_pem_bundle(&pem).map_err(|_| CaError::Invalid)?;
+    if certs.is_empty() {
+        return Err(CaError::NoCertificate);
+    }
+    Ok(certs)
+}
+
+/// The process-wide crypto provider of rustls (ring); idempotent.
+fn install_crypto_provider() {
+    if rustls::crypto::CryptoProvider::get_default().is_none() {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    }
+}
+
+/// Makes the client; the error text names no URL and no header value.
+pub fn build_client(opts: &HttpOptions) -> Result<reqwest::Client, String> {
+    install_crypto_provider();
+    let mut builder = reqwest::Client::builder()
+        .connect_timeout(CONNECT_TIMEOUT)
+        // An MCP endpoint does not redirect; a redirect could carry the headers elsewhere.
+        .redirect(reqwest::redirect::Policy::none())
+        .tls_certs_merge(opts.extra_roots.iter().cloned());
+    if is_loopback(&opts.url) {
+        builder = builder.no_proxy();
+    }
+    builder.build().map_err(|e| describe(&e))
+}
+
+/// A loopback host: `localhost`, a name under `.localhost`, 127.0.0.0/8 or `[::1]`.
+pub fn is_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(Host::Domain(name)) => {
+            let name = name.trim_end_matches('.').to_ascii_lowercase();
+            name == "localhost" || name.ends_with(".localhost")
+        }
+        Some(Host::Ipv4(ip)) => IpAddr::V4(ip).is_loopback(),
+        Some(Host::Ipv6(ip)) => IpAddr::V6(ip).is_loopback(),
+        None => false,
+    }
+}
+
+/// The text of an error of reqwest without its URL (a path or a query can hold a key): the
+/// error and its causes, joined by `: `.
+pub fn describe(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut next: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(e) = next {
+        let text = match e.downcast_ref::<reqwest::Error>() {
+            Some(r) if r.url().is_some() => {
+                // `without_url` needs an owned error; the kind says enough.
+                kind_of(r).to_owned()
+            }
+            _ => e.to_string(),
+        };
+        if !text.is_empty() && parts.last() != Some(&text) {
+            parts.push(text);
+        }
+        next = e.source();
+    }
+    parts.join(": ")
+}
+
+fn kind_of(e: &reqwest::Error) -> &'static str {
+    if e.is_connect() {
+        "cannot connect"
+    } else if e.is_timeout() {
+        "time out"
+    } else if e.is_body() || e.is_decode() {
+        "the response body failed"
+    } else if e.is_request() {
+        "the request failed"
+    } else if e.is_builder() {
+        "the client is not valid"
+    } else {
+        "the HTTP exchange failed"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_hosts() {
+        for url in [
+            "http://localhost/mcp",
+            "http://LOCALHOST./mcp",
+            "http://a.localhost:8/mcp",
+            "http://127.0.0.1/",
+            "http://127.255.255.254/",
+            "http://[::1]:9/",
+        ] {
+            assert!(is_loopback(&Url::parse(url).expect("url")), "{url}");
+        }
+        for url in [
+            "https://example.com/",
+            "http://128.0.0.1/",
+            "http://localhost.example/",
+            "http://[::2]/",
+        ] {
+            assert!(!is_loopback(&Url::parse(url).expect("url")), "{url}");
+        }
+    }
+
+    #[test]
+    fn a_ca_file_that_cannot_be_used_says_why() {
+        let dir = tempfile::tempdir().expect("dir");
+        let missing = dir.path().join("missing.pem");
+        assert!(matches!(load_ca_file(&missing), Err(CaError::Read(_))));
+        let empty = dir.path().join("empty.pem");
+        std::fs::write(&empty, "no certificate here\n").expect("write");
+        assert!(matches!(
+            load_ca_file(&empty),
+            Err(CaError::NoCertificate | CaError::Invalid)
+        ));
+    }
+}

@@ -1,0 +1,206 @@
+//! One POST of one request: the headers, the body, and the answer as events of the client. A
+//! JSON body is one message; each SSE event is one message. Every exchange ends with
+//! [`TransportEvent::Failed`] for its id: after the response it changes nothing (the request
+//! is no longer in flight), without a response it fails the request with the cause.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use bytes::Bytes;
+use futures_util::{Stream, StreamExt, TryStreamExt};
+use reqwest::StatusCode;
+use reqwest::header::{CONTENT_TYPE, HeaderName, HeaderValue};
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::client::{HttpOptions, describe};
+use super::headers::ACCEPT;
+use crate::log::{self, Level};
+use crate::upstream::{TransportEvent, UpstreamError};
+use crate::wire::reader::RawLine;
+use crate::wire::writer::Room;
+
+/// What every exchange of one transport shares.
+pub(super) struct PostContext {
+    pub client: reqwest::Client,
+    pub opts: Arc<HttpOptions>,
+    pub events: mpsc::UnboundedSender<TransportEvent>,
+    pub room: Room,
+}
+
+/// The body of an error status is read up to this size (a JSON-RPC error, or a page).
+const ERROR_BODY_BYTES: usize = 64 << 10;
+
+impl PostContext {
+    /// Runs the exchange of request `id` to its end.
+    pub async fn exchange(&self, id: i64, std_headers: Vec<(&'static str, String)>, body: Vec<u8>) {
+        let outcome = self.post(std_headers, body).await;
+        let error = match outcome {
+            Ok(()) => UpstreamError::TransportFailed(
+                "the response ended without a JSON-RPC response".into(),
+            ),
+            Err(error) => error,
+        };
+        let _ = self.events.send(TransportEvent::Failed { id, error });
+    }
+
+    async fn post(
+        &self,
+        std_headers: Vec<(&'static str, String)>,
+        body: Vec<u8>,
+    ) -> Result<(), UpstreamError> {
+        let mut request = self
+            .client
+            .post(self.opts.url.clone())
+            .header(reqwest::header::ACCEPT, ACCEPT)
+            .header(CONTENT_TYPE, "application/json");
+        for (name, value) in std_headers {
+            request = request.header(name, value);
+        }
+        for (name, value) in &self.opts.headers {
+            // Checked at start; a header that does not convert is left out, never logged.
+            if let (Ok(name), Ok(value)) = (
+                HeaderName::try_from(name.as_str()),
+                HeaderValue::try_from(value.as_str()),
+            ) {
+                request = request.header(name, value);
+            }
+        }
+        let response = request
+            .body(body)
+            .send()
+            .await
+            .map_err(|e| UpstreamError::TransportFailed(describe(&e)))?;
+        let status = response.status();
+        let content_type = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(|v| v.to_ascii_lowercase())
+            .unwrap_or_default();
+        if !status.is_success() {
+            return Err(self.error_status(status, &content_type, response).await);
+        }
+        let max = self.opts.max_response_bytes;
+        if content_type.starts_with("text/event-stream") {
+            self.read_events(response.bytes_stream(), max).await
+        } else if content_type.starts_with("application/json") {
+            let body = read_bounded(response, max).await?;
+            self.deliver(body).await;
+            Ok(())
+        } else {
+            Err(UpstreamError::InvalidResponse(format!(
+                "HTTP status {} without a JSON body or an event stream",
+                status.as_u16()
+            )))
+        }
+    }
+
+    /// Hands one message to the client, after VS Code has read what waits for it.
+    async fn deliver(&self, message: Vec<u8>) {
+        self.room.wait().await;
+        let _ = self.events.send(TransportEvent::Line(RawLine::Line(message)));
+    }
+
+    /// Each event of the stream with data is one message; a comment (keep-alive) is none.
+    async fn read_events<S>(&self, bytes: S, max: usize) -> Result<(), UpstreamError>
+    where
+        S: Stream<Item = reqwest::Result<Bytes>> + Unpin,
+    {
+        // The parser holds at most one event: the bytes since the last event are bounded, so
+        // that an event without an end cannot grow the memory of the bridge.
+        let pending = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&pending);
+        let limit = max.saturating_mul(2).saturating_add(64 << 10);
+        let guarded = bytes.map_err(|e| std::io::Error::other(describe(&e))).and_then(
+            move |chunk: Bytes| {
+                let seen = counted.fetch_add(chunk.len(), Ordering::Relaxed) + chunk.len();
+                async move {
+                    if seen > limit {
+                        Err(std::io::Error::other("event too long"))
+                    } else {
+                        Ok(chunk)
+                    }
+                }
+            },
+        );
+        let mut events = sse_stream::SseByteStream::new(Box::pin(guarded));
+        while let Some(event) = events.next().await {
+            pending.store(0, Ordering::Relaxed);
+            let event = event.map_err(|e| match e {
+                sse_stream::Error::Body(inner) if inner.to_string() == "event too long" => {
+                    too_long(max)
+                }
+                other => UpstreamError::TransportFailed(format!(
+                    "the event stream broke: {}",
+                    describe(&other)
+                )),
+            })?;
+            let Some(data) = event.data else {
+                continue;
+            };
+            if data.len() > max {
+                return Err(too_long(max));
+            }
+            if data.trim().is_empty() {
+                continue;
+            }
+            self.deliver(data.into_bytes()).await;
+        }
+        Ok(())
+    }
+
+    /// A status that is not a success: a JSON-RPC error in the body answers the request (with
+    /// or without its id); else the status is the failure. 401 and 403 get a warning line,
+    /// because only a token can answer them.
+    async fn error_status(
+        &self,
+        status: StatusCode,
+        content_type: &str,
+        response: reqwest::Response,
+    ) -> UpstreamError {
+        if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
+            log::bridge(
+                Level::Warn,
+                &format!(
+                    "the upstream server refused the request with the HTTP status {}: give its token with --header-env Authorization=<variable>",
+                    status.as_u16()
+                ),
+            );
+        }
+        if content_type.starts_with("application/json")
+            && let Ok(body) = read_bounded(response, ERROR_BODY_BYTES).await
+            && let Ok(value) = serde_json::from_slice::<Value>(&body)
+            && let Some(error) = value.get("error").filter(|e| e.is_object())
+        {
+            if value.get("id").is_some_and(|id| !id.is_null()) {
+                self.deliver(body).await;
+                return UpstreamError::HttpStatus(status.as_u16());
+            }
+            return UpstreamError::Rpc(error.clone());
+        }
+        UpstreamError::HttpStatus(status.as_u16())
+    }
+}
+
+fn too_long(max: usize) -> UpstreamError {
+    UpstreamError::InvalidResponse(format!(
+        "a message of the upstream server is longer than --max-response-bytes ({max})"
+    ))
+}
+
+/// The body, at most `max` bytes.
+async fn read_bounded(mut response: reqwest::Response, max: usize) -> Result<Vec<u8>, UpstreamError> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| UpstreamError::TransportFailed(describe(&e)))?
+    {
+        if body.len() + chunk.len() > max {
+            return Err(too_long(max));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}

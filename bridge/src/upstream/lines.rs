@@ -1,0 +1,221 @@
+//! JSON-RPC line framing over any `AsyncRead`/`AsyncWrite` (the stdio transport of the
+//! 2026-07-28 specification): one frame per line, each line at most `--max-line-bytes`.
+//!
+//! [`LineLink`] is the framing alone; the child process ([`super::child`]) adds its
+//! supervision on top, and [`LineTransport`] is a connection over any pair of streams, for
+//! example an in-memory pipe to a server in the same process.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::sync::{Notify, mpsc, watch};
+
+use super::{Ended, Transport, TransportEvent};
+use crate::wire::reader::{LineReader, RawLine};
+use crate::wire::writer::Room;
+
+enum WriterCmd {
+    Frame(Vec<u8>),
+    Close,
+}
+
+/// The two halves of a line-framed connection: a queue of frames to write, and a reader task
+/// that turns each line into a [`TransportEvent::Line`].
+#[derive(Clone)]
+pub struct LineLink {
+    writer: mpsc::UnboundedSender<WriterCmd>,
+    /// Notified once when the read side ends (end of input or a read error).
+    pub read_closed: Arc<Notify>,
+}
+
+impl LineLink {
+    /// Starts the writer and the reader tasks. The reader waits for `room` before each line,
+    /// so that a line waits in the peer's pipe, not in the memory of the bridge, while VS Code
+    /// does not read (backpressure).
+    pub fn spawn<R, W>(
+        read: R,
+        write: W,
+        max_line_bytes: usize,
+        events: mpsc::UnboundedSender<TransportEvent>,
+        room: Room,
+    ) -> LineLink
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (writer, rx) = mpsc::unbounded_channel();
+        let read_closed = Arc::new(Notify::new());
+        tokio::spawn(write_loop(write, rx));
+        tokio::spawn(read_loop(
+            read,
+            max_line_bytes,
+            events,
+            Arc::clone(&read_closed),
+            room,
+        ));
+        LineLink {
+            writer,
+            read_closed,
+        }
+    }
+
+    /// Queues one frame; false when the writer has stopped.
+    pub fn send(&self, frame: &Value) -> bool {
+        match serde_json::to_vec(frame) {
+            Ok(bytes) => self.writer.send(WriterCmd::Frame(bytes)).is_ok(),
+            Err(_) => false,
+        }
+    }
+
+    /// Closes the write side after the frames queued before (the first step of a stop).
+    pub fn close(&self) {
+        let _ = self.writer.send(WriterCmd::Close);
+    }
+}
+
+async fn write_loop<W: AsyncWrite + Unpin>(
+    mut out: W,
+    mut rx: mpsc::UnboundedReceiver<WriterCmd>,
+) {
+    while let Some(cmd) = rx.recv().await {
+        match cmd {
+            WriterCmd::Frame(mut bytes) => {
+                bytes.push(b'\n');
+                if out.write_all(&bytes).await.is_err() {
+                    break;
+                }
+                if rx.is_empty() && out.flush().await.is_err() {
+                    break;
+                }
+            }
+            WriterCmd::Close => break,
+        }
+    }
+    let _ = out.shutdown().await;
+}
+
+async fn read_loop<R: AsyncRead + Unpin>(
+    input: R,
+    max: usize,
+    events: mpsc::UnboundedSender<TransportEvent>,
+    closed: Arc<Notify>,
+    room: Room,
+) {
+    let mut reader = LineReader::new(input, max);
+    loop {
+        room.wait().await;
+        match reader.next().await {
+            Ok(RawLine::Eof) | Err(_) => break,
+            Ok(line) => {
+                if events.send(TransportEvent::Line(line)).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    let _ = events.send(TransportEvent::Closed);
+    closed.notify_one();
+}
+
+/// A connection over a pair of streams without a process: it ends when the peer closes its
+/// side, or at the stop, when the bridge closes its own.
+pub struct LineTransport {
+    link: LineLink,
+    end: watch::Receiver<Option<Ended>>,
+}
+
+impl LineTransport {
+    pub fn spawn<R, W>(
+        read: R,
+        write: W,
+        max_line_bytes: usize,
+        events: mpsc::UnboundedSender<TransportEvent>,
+        room: Room,
+    ) -> Arc<LineTransport>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let link = LineLink::spawn(read, write, max_line_bytes, events.clone(), room);
+        let (end_tx, end) = watch::channel(None);
+        let closed = Arc::clone(&link.read_closed);
+        tokio::spawn(async move {
+            closed.notified().await;
+            let ended = Ended { exit: None };
+            let _ = events.send(TransportEvent::Ended(ended));
+            let _ = end_tx.send(Some(ended));
+        });
+        Arc::new(LineTransport { link, end })
+    }
+}
+
+impl Transport for LineTransport {
+    fn send_request(&self, _id: i64, _method: &str, frame: &Value) -> bool {
+        self.link.send(frame)
+    }
+
+    fn cancel(&self, _id: i64, frame: &Value) {
+        self.link.send(frame);
+    }
+
+    fn stop(&self) {
+        self.link.close();
+    }
+
+    fn end_watch(&self) -> watch::Receiver<Option<Ended>> {
+        self.end.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use tokio::io::{AsyncBufReadExt, BufReader};
+
+    #[tokio::test]
+    async fn frames_go_out_as_lines_and_lines_come_back_as_events() {
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let (our_read, our_write) = tokio::io::split(ours);
+        let (their_read, mut their_write) = tokio::io::split(theirs);
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let t = LineTransport::spawn(our_read, our_write, 1024, tx, Room::unlimited());
+        assert!(t.send_request(1, "tools/list", &json!({"id":1})));
+        let mut peer = BufReader::new(their_read).lines();
+        assert_eq!(
+            peer.next_line().await.ok().flatten().as_deref(),
+            Some("{\"id\":1}")
+        );
+        their_write.write_all(b"{\"id\":1,\"result\":{}}\n").await.ok();
+        match rx.recv().await {
+            Some(TransportEvent::Line(RawLine::Line(l))) => {
+                assert_eq!(l, b"{\"id\":1,\"result\":{}}")
+            }
+            other => panic!("{other:?}"),
+        }
+        drop(their_write);
+        drop(peer);
+        assert!(matches!(rx.recv().await, Some(TransportEvent::Closed)));
+        assert!(matches!(
+            rx.recv().await,
+            Some(TransportEvent::Ended(Ended { exit: None }))
+        ));
+        let mut end = t.end_watch();
+        assert!(end.wait_for(Option::is_some).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn the_stop_closes_the_write_side_after_the_queued_frames() {
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let (our_read, our_write) = tokio::io::split(ours);
+        let (their_read, _their_write) = tokio::io::split(theirs);
+        let (tx, _rx) = mpsc::unbounded_channel();
+        let t = LineTransport::spawn(our_read, our_write, 1024, tx, Room::unlimited());
+        t.cancel(3, &json!({"method":"notifications/cancelled"}));
+        t.stop();
+        let mut peer = BufReader::new(their_read).lines();
+        assert!(peer.next_line().await.ok().flatten().is_some());
+        assert_eq!(peer.next_line().await.ok().flatten(), None);
+    }
+}
