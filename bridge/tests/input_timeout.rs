@@ -8,8 +8,8 @@ mod support;
 use std::time::Duration;
 
 use mcp_bridge_vscode::front::{Hooks, Options, Outcome, serve};
-use mcp_bridge_vscode::upstream::connect::Target;
 use mcp_bridge_vscode::translate::initialize::ServerInfoFallback;
+use mcp_bridge_vscode::upstream::connect::Target;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 

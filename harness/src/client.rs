@@ -1,6 +1,5 @@
 //! The client simulator: the high-level steps `start`, `list`, `call`, `stop` and `tool_ids`,
-//! which behave like VS Code's Local harness or the Copilot harness (vscode-client.md §2, §3,
-//! §7): their ids, key order, initialize params, start-up sequence, re-listing after a list
+//! which behave like VS Code's Local harness or the Copilot harness (transcripts/README.md): their ids, key order, initialize params, start-up sequence, re-listing after a list
 //! change, progress tokens (UUID strings; the integer 0), answers to the bridge's requests from
 //! the script, and the stop sequence with VS Code's timers.
 use std::collections::HashMap;
@@ -17,10 +16,10 @@ use crate::session::{Next, Session};
 /// VS Code keeps paging while `nextCursor` is present; the simulator stops at this many pages
 /// and fails (R4), since VS Code would go on for ever.
 const PAGE_CAP: usize = 20;
-/// VS Code's stop timers after the end of stdin (§2.14): the tree's SIGTERM, then the kill.
+/// VS Code's stop timers after the end of stdin: the tree's SIGTERM, then the kill.
 const TERM_AFTER: Duration = Duration::from_secs(10);
 const KILL_AFTER: Duration = Duration::from_secs(20);
-/// The bound of a stop when the transcript gives none: 2 × shutdown_grace + 2 s (§5.3).
+/// The bound of a stop when the transcript gives none: 2 × shutdown_grace + 2 s.
 const STOP_BOUND_MS: u64 = 6000;
 
 /// Checks the options of a step at load time.
@@ -279,7 +278,7 @@ async fn start(s: &mut Session, opts: &Map<String, Value>, bound: Duration) -> R
     }
     s.sim.init_result = Some(result.clone());
     let caps = result.get("capabilities").cloned().unwrap_or_default();
-    // §2.3: setLevel (if logging) before initialized, then the lists at once, without waiting.
+    // setLevel (if logging) before initialized, then the lists at once, without waiting.
     let mut level_id = None;
     if s.setup.profile == Profile::Local && caps.get("logging").is_some() {
         let id = next_id(s);
@@ -324,14 +323,14 @@ async fn start(s: &mut Session, opts: &Map<String, Value>, bound: Duration) -> R
 
 /// Whether VS Code lists again after a call that failed with `error`: not when the bridge
 /// says that the upstream process stopped (`upstream_exited`), because the bridge exits with
-/// code 1 right after and VS Code shows the server as stopped (§2.14). A list change that came
+/// code 1 right after and VS Code shows the server as stopped. A list change that came
 /// before such an error (M3: the gap replay of the listen stream) then starts no list request
 /// on a closed stdout.
 pub fn relists_after(error: &Value) -> bool {
     error.pointer("/data/cause") != Some(&json!("upstream_exited"))
 }
 
-/// VS Code lists again after a list change (§2.10).
+/// VS Code lists again after a list change.
 async fn relist(s: &mut Session, deadline: Instant) -> Result<(), Failure> {
     let mut rounds = 0;
     while s.sim.tools_changed || s.sim.prompts_changed {
@@ -381,7 +380,7 @@ async fn list(s: &mut Session, what: &str, bound: Duration) -> Result<Vec<Value>
 }
 
 /// Reads the first page (already requested as `id`) and asks for the next ones while the result
-/// has `nextCursor`, like `sendRequestPaginated` (§2.4), also when it is null.
+/// has `nextCursor`, like `sendRequestPaginated`, also when it is null.
 async fn pages(
     s: &mut Session,
     what: &str,
@@ -507,7 +506,7 @@ async fn call(s: &mut Session, opts: &Map<String, Value>, bound: Duration) -> Re
     params.insert("name".into(), json!(name));
     let args = pattern::substitute(opts.get("arguments").unwrap_or(&json!({})), &s.caps)?;
     params.insert("arguments".into(), args);
-    // §2.6: a fresh UUID token per call and the chat's keys (Local); 0 on every request (Copilot).
+    // A fresh UUID token per call and the chat's keys (Local); 0 on every request (Copilot).
     let token = match (opts.get("progress_token"), s.setup.profile) {
         (Some(Value::Bool(false)), _) => None,
         (Some(t), _) => Some(t.clone()),
@@ -605,7 +604,7 @@ async fn call(s: &mut Session, opts: &Map<String, Value>, bound: Duration) -> Re
         return relist(s, deadline).await;
     }
     if let Some(e) = r.get("error") {
-        // §2.6: with -32042 and data.elicitations, VS Code opens every URL and retries.
+        // With -32042 and data.elicitations, VS Code opens every URL and retries.
         if e.get("code") == Some(&json!(-32042)) || e.pointer("/data/elicitations").is_some() {
             return Err(Failure::mismatch(
                 "quirk -32042: VS Code would open the URLs of data.elicitations",
@@ -647,7 +646,7 @@ async fn call(s: &mut Session, opts: &Map<String, Value>, bound: Duration) -> Re
     relist(s, deadline).await
 }
 
-/// VS Code's stop (§2.14): close stdin; at 10 s SIGTERM to the tree; at 20 s the kill. The bridge
+/// VS Code's stop: close stdin; at 10 s SIGTERM to the tree; at 20 s the kill. The bridge
 /// must be gone, with its code, within the bound, before the first signal (R7).
 async fn stop(s: &mut Session, opts: &Map<String, Value>) -> Result<(), Failure> {
     let code = opts

@@ -1,5 +1,5 @@
 //! `crowd`: N more bridges with the transcript's setup, as the Copilot harness starts one per
-//! chat request (vscode-client.md scenario B33). Each initializes and calls `add` 2 + 3; then all
+//! chat request (several chats of the Copilot harness at once). Each initializes and calls `add` 2 + 3; then all
 //! stdins close at the same moment, and every bridge must exit with code 0 within the bound, with
 //! no process of any tree left (R7). Every frame goes through the invariants.
 use std::time::{Duration, Instant};

@@ -24,7 +24,7 @@ pub struct Step {
     pub action: Action,
 }
 
-/// Which of VS Code's two clients the high-level steps behave like (vscode-client.md §2, §3).
+/// Which of VS Code's two clients the high-level steps behave like.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Profile {
     /// The Local harness: integer ids from 1, UUID progress tokens.

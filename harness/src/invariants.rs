@@ -1,5 +1,5 @@
 //! The global invariants that every transcript checks on every frame, whatever it says itself
-//! (reference-bridge.md §5.1 `verify()`), plus the schema check of each frame against the
+//! (transcripts/README.md lists them), plus the schema check of each frame against the
 //! definition of its own message in its revision.
 //!
 //! Toward VS Code (2025-11-25): one JSON-RPC object a line (R7); string `b-` ids for the

@@ -1,5 +1,5 @@
 //! The frames of VS Code's two MCP clients, byte for byte where it matters
-//! (vscode-client.md §2.2, §2.3, §3.1, §3.3): ids, key order, initialize params.
+//!: ids, key order, initialize params.
 use serde_json::{Map, Value, json};
 
 use crate::format::Profile;
@@ -37,7 +37,7 @@ pub fn notification(method: &str, params: Option<Value>) -> Value {
     Value::Object(f)
 }
 
-/// The initialize of VS Code 1.141 (§2.2) or of copilot-cli (§3.3).
+/// The initialize of VS Code 1.141 or of copilot-cli.
 pub fn initialize_params(profile: Profile) -> Map<String, Value> {
     let v = if profile == Profile::Copilot {
         json!({"protocolVersion":"2025-11-25",
@@ -53,7 +53,7 @@ pub fn initialize_params(profile: Profile) -> Map<String, Value> {
     v.as_object().cloned().unwrap_or_default()
 }
 
-/// Copilot's first frame (§3.1): server/discover with id 0 and the 2026-07-28 `_meta`.
+/// Copilot's first frame: server/discover with id 0 and the 2026-07-28 `_meta`.
 pub fn copilot_discover() -> Value {
     json!({"jsonrpc":"2.0","id":0,"method":"server/discover","params":{"_meta":{
         "io.modelcontextprotocol/protocolVersion":"2026-07-28",

@@ -322,7 +322,7 @@ async fn execute(s: &mut Session, action: &Action) -> Result<(), Failure> {
         }
         Action::Pause(ms) => {
             // Client timing, not synchronisation: e.g. Copilot's initialize 0.5 s after its
-            // discover whatever the answer (vscode-client.md §3.2).
+            // discover whatever the answer.
             tokio::time::sleep(Duration::from_millis(*ms)).await;
             Ok(())
         }

@@ -1,4 +1,4 @@
-//! VS Code's view of a server (vscode-client.md §2.5): the tool ids it would make and its
+//! VS Code's view of a server: the tool ids it would make and its
 //! draft-07 check of the input schemas, which omits each tool that fails (R6 check a).
 use serde_json::Value;
 

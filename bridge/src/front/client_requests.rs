@@ -56,7 +56,7 @@ impl ClientRequests {
         )
     }
 
-    /// Sends a request to VS Code (§3.4: `roots/list` goes without params when the upstream
+    /// Sends a request to VS Code (`roots/list` goes without params when the upstream
     /// gave none). The entry exists before the frame goes out, so that the reader can never
     /// see an answer before its entry. The caller writes the debug line, which names the
     /// original request.
@@ -68,7 +68,7 @@ impl ClientRequests {
         PendingAnswer { id, answer: rx }
     }
 
-    /// The reader routes an answer here (§3.9). Late, unknown and second answers are dropped
+    /// The reader routes an answer here. Late, unknown and second answers are dropped
     /// with a debug line: VS Code ignores the bridge's cancellations, so late answers are
     /// normal.
     pub fn resolve(&self, id: &str, answer: ClientAnswer) -> bool {
@@ -142,7 +142,7 @@ mod tests {
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines.len(), 4);
         assert!(lines[0].contains(r#""id":"b-1""#));
-        // §3.4: roots/list without params when the upstream gave none.
+        // roots/list without params when the upstream gave none.
         assert_eq!(
             lines[1],
             r#"{"jsonrpc":"2.0","id":"b-2","method":"roots/list"}"#

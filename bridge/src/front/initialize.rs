@@ -6,19 +6,19 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use super::exchange::{Exchange, Upstream, exchange};
 use super::inflight::Slot;
-use super::request::{Exchange, exchange};
 use super::{Shared, State};
 use crate::listen::replay::Declared;
 use crate::log::{self, Level};
 use crate::translate::errors::{self, error_object, format_limit};
+use crate::translate::icons::keep_data_icons;
 use crate::translate::initialize::{InitializeParams, initialize_result, upstream_capabilities};
 use crate::translate::shape::{ResultKind, result_kind};
-use crate::upstream::client::{RequestOptions, UpstreamClient};
-use crate::upstream::envelope::Envelope;
-use crate::translate::icons::keep_data_icons;
 use crate::upstream::UpstreamError;
+use crate::upstream::client::{RequestOptions, UpstreamClient};
 use crate::upstream::connect::{ConnectOptions, connect};
+use crate::upstream::envelope::Envelope;
 
 /// The task of `initialize` of generation `generation`.
 pub(crate) async fn run_initialize(
@@ -70,18 +70,16 @@ pub(crate) async fn run_initialize(
         ..Default::default()
     };
     let timeout = shared.opts.discover_timeout;
-    let outcome = exchange(
-        &shared,
-        &slot,
-        &client,
-        "server/discover",
-        Map::new(),
-        &opts,
-        None,
+    let request = Upstream {
+        client: &client,
+        method: "server/discover",
+        params: Map::new(),
+        opts: &opts,
+        progress_token: None,
         timeout,
-        1,
-    )
-    .await;
+        round: 1,
+    };
+    let outcome = exchange(&shared, &slot, request).await;
     let failure = match outcome {
         Exchange::Cancelled => {
             // VS Code canceled initialize, or stdin ended (then the stop sequence owns the

@@ -3,16 +3,16 @@
 //! shape of the result (R4, R5, R6).
 //!
 //! M2: a result with `resultType: "input_required"` goes to the input rounds
-//! ([`super::rounds`]), which loop back to [`exchange`] with the next round (R8).
+//! ([`super::rounds`]), and the request goes upstream again with the next round (R8).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
-use tokio::time::Instant;
 
 use super::Shared;
-use super::inflight::{REASON_TIMEOUT, Slot};
+use super::exchange::{Exchange, Upstream, exchange};
+use super::inflight::Slot;
 use super::rounds::{Next, Rounds};
 use crate::input::parse::is_input_required;
 use crate::input::state::{RefusedState, is_refused_state, refused_state_response};
@@ -24,92 +24,7 @@ use crate::translate::icons::keep_data_icons;
 use crate::translate::schema::FixKind;
 use crate::translate::shape::{ResultKind, result_kind, shape_result};
 use crate::upstream::UpstreamError;
-use crate::upstream::client::{CallEvent, RequestOptions, UpstreamClient};
-
-/// The first "still waiting" line comes after 10 s, then one every 30 s.
-pub const FIRST_NOTE: Duration = Duration::from_secs(10);
-pub const NOTE_EVERY: Duration = Duration::from_secs(30);
-
-/// How one upstream exchange ended.
-#[derive(Debug)]
-pub enum Exchange {
-    /// VS Code canceled the request, or stdin ended: no response.
-    Cancelled,
-    /// No response in the time limit; the upstream request was canceled.
-    TimedOut,
-    Done(Result<Value, UpstreamError>),
-}
-
-/// One upstream request of a client request: sends it, forwards its progress while the
-/// request is live, and waits at most `timeout`.
-#[allow(clippy::too_many_arguments)]
-pub(crate) async fn exchange(
-    shared: &Shared,
-    slot: &Slot,
-    upstream: &Arc<UpstreamClient>,
-    method: &str,
-    params: Map<String, Value>,
-    opts: &RequestOptions,
-    progress_token: Option<&Value>,
-    timeout: Duration,
-    round: u32,
-) -> Exchange {
-    let started = Instant::now();
-    let mut call = match upstream.request(method, params, opts) {
-        Ok(call) => call,
-        Err(e) => return Exchange::Done(Err(e)),
-    };
-    let uid = call.id();
-    let deadline = started + timeout;
-    let mut note_at = started + FIRST_NOTE;
-    let outcome = loop {
-        tokio::select! {
-            biased;
-            _ = slot.token.cancelled() => {
-                call.cancel(slot.reason());
-                break Exchange::Cancelled;
-            }
-            event = call.next() => match event {
-                CallEvent::Progress(p) => {
-                    if let Some(token) = progress_token {
-                        shared.progress(slot, token, &p);
-                    }
-                }
-                CallEvent::Done(result) => break Exchange::Done(result),
-            },
-            _ = tokio::time::sleep_until(deadline) => {
-                call.cancel(REASON_TIMEOUT);
-                break Exchange::TimedOut;
-            }
-            _ = tokio::time::sleep_until(note_at) => {
-                log::bridge(Level::Info, &format!(
-                    "still waiting for the upstream server: {method} (request {}, {} s)",
-                    slot.id, started.elapsed().as_secs()));
-                note_at += NOTE_EVERY;
-            }
-        }
-    };
-    if log::enabled(Level::Debug) {
-        let what = match &outcome {
-            Exchange::Cancelled => "canceled".to_owned(),
-            Exchange::TimedOut => "no response in time".to_owned(),
-            Exchange::Done(Ok(_)) => "response".to_owned(),
-            Exchange::Done(Err(UpstreamError::Rpc(e))) => {
-                format!("error {}", e.get("code").unwrap_or(&Value::Null))
-            }
-            Exchange::Done(Err(e)) => format!("failed ({e})"),
-        };
-        log::bridge(
-            Level::Debug,
-            &format!(
-                "upstream request {uid} ({method}, round {round} of client request {}): {what} after {} ms",
-                slot.id,
-                started.elapsed().as_millis()
-            ),
-        );
-    }
-    outcome
-}
+use crate::upstream::client::{RequestOptions, UpstreamClient};
 
 /// The error object of a failed upstream request of a forwarded request.
 pub fn error_of(error: UpstreamError) -> Value {
@@ -121,13 +36,14 @@ pub fn error_of(error: UpstreamError) -> Value {
         // Only a listen stream ends this way (M3).
         UpstreamError::Ended => error_object(Cause::TaskCancelled, None),
         UpstreamError::TransportFailed(why) => error_object(Cause::TransportFailed, Some(&why)),
-        UpstreamError::HttpStatus(status) => {
-            error_object(Cause::InvalidResponse, Some(&format!("HTTP status {status}")))
-        }
+        UpstreamError::HttpStatus(status) => error_object(
+            Cause::InvalidResponse,
+            Some(&format!("HTTP status {status}")),
+        ),
     }
 }
 
-/// The task of a forwarded request: the round loop of reference-bridge.md §3.1. Each
+/// The task of a forwarded request: the round loop of R8. Each
 /// `InputRequiredResult` is answered by VS Code through the input rounds ([`Rounds`]) and the
 /// request goes upstream again, until a complete result, an error or a limit (R8: VS Code
 /// never sees `input_required`). Progress of every round reaches VS Code with its token.
@@ -151,18 +67,16 @@ pub(crate) async fn run_forward(
     let mut round = 0u32;
     let response = loop {
         let timeout = kind.timeout_for_round(round);
-        let outcome = exchange(
-            &shared,
-            &slot,
-            &upstream,
-            &method,
-            round_params.clone(),
-            &opts,
-            fwd.progress_token.as_ref(),
+        let request = Upstream {
+            client: &upstream,
+            method: &method,
+            params: round_params.clone(),
+            opts: &opts,
+            progress_token: fwd.progress_token.as_ref(),
             timeout,
-            round + 1,
-        )
-        .await;
+            round: round + 1,
+        };
+        let outcome = exchange(&shared, &slot, request).await;
         let raw = match outcome {
             Exchange::Cancelled => break None,
             Exchange::TimedOut => break Some(Err(timed_out(&slot, timeout))),
@@ -211,7 +125,7 @@ fn timed_out(slot: &Slot, timeout: Duration) -> Value {
     )
 }
 
-/// §3.8: the upstream refused the `requestState` of a retry: the texts of the reference (a
+/// The upstream refused the `requestState` of a retry: the texts of the reference (a
 /// tool result with `isError` for `tools/call`, so that the model reads it; an error else).
 fn refused_state(slot: &Slot, error: &Value, waited: Duration) -> Result<Value, Value> {
     log::bridge(

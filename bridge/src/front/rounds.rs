@@ -1,4 +1,4 @@
-//! R8 (M2): the input rounds of one forwarded request (reference-bridge.md §3.1–§3.7). The pure
+//! R8 (M2): the input rounds of one forwarded request. The pure
 //! rules are in [`crate::input`]; this file does their I/O: the questions of a round go to
 //! VS Code through the bridge-request table, the wait for the answers is bounded (1 h, with
 //! the still-waiting lines), and a cancellation or the end of input gives each unanswered
@@ -11,11 +11,11 @@ use tokio::time::Instant;
 
 use super::Shared;
 use super::client_requests::PendingAnswer;
+use super::exchange::{FIRST_NOTE, NOTE_EVERY};
 use super::inflight::{REASON_TIMEOUT, Slot};
-use super::request::{FIRST_NOTE, NOTE_EVERY};
 use crate::input::answers::{ClientAnswer, collect_answers, retry_params_for};
 use crate::input::check::ClientCaps;
-use crate::input::complete::{UrlSteps, elicitation_complete};
+use crate::input::complete::UrlSteps;
 use crate::input::error::RoundFailure;
 use crate::input::parse::{RoundCounter, parse_input_required};
 use crate::input::route::{RoundPlan, plan_round};
@@ -38,7 +38,7 @@ pub(crate) struct Rounds {
     caps: ClientCaps,
     steps: UrlSteps,
     counter: RoundCounter,
-    /// The last retry carried a `requestState` (§3.8 needs it to read a −32602).
+    /// The last retry carried a `requestState` (needed to read a −32602).
     pub(crate) carried_state: bool,
     /// How long the last round waited for VS Code (the refused-state log line).
     pub(crate) input_wait: Duration,
@@ -57,23 +57,23 @@ impl Rounds {
         }
     }
 
-    /// §3.7: before deciding on an upstream result, VS Code hears that the accepted URL steps
+    /// Before deciding on an upstream result, VS Code hears that the accepted URL steps
     /// that the result no longer asks for are complete.
     pub(crate) fn observe(&mut self, shared: &Shared, raw: &Value) {
         for id in self.steps.observe(raw) {
-            shared.outbox.send(&elicitation_complete(&id));
+            shared.elicitation_complete(&id);
         }
     }
 
-    /// §3.7: every exit path, also a cancellation, completes the accepted URL steps before
+    /// Every exit path, also a cancellation, completes the accepted URL steps before
     /// the response, so that VS Code can hide the URL in the chat.
     pub(crate) fn finish(&mut self, shared: &Shared) {
         for id in self.steps.finish() {
-            shared.outbox.send(&elicitation_complete(&id));
+            shared.elicitation_complete(&id);
         }
     }
 
-    /// §3.1 steps 5–6: one `InputRequiredResult`: the checks, the questions to VS Code, the
+    /// One `InputRequiredResult`: the checks, the questions to VS Code, the
     /// answers, and the params of the retry.
     pub(crate) async fn round(
         &mut self,
@@ -156,7 +156,7 @@ enum Asked {
     TimedOut(Value),
 }
 
-/// §3.4: all questions of the round go out at once, then the bridge waits for every answer,
+/// All questions of the round go out at once, then the bridge waits for every answer,
 /// at most [`INPUT_TIMEOUT`]. A cancellation between two writes stops the next ones.
 async fn ask(shared: &Shared, slot: &Slot, plan: &RoundPlan) -> Asked {
     let mut pending: Vec<PendingAnswer> = Vec::with_capacity(plan.questions.len());

@@ -1,5 +1,5 @@
-//! Shaping of the client's answers (O1, O2, O3; reference-bridge.md §3.5), the pending answers
-//! of one round (§3.9), `inputResponses` and the params of the retry (§3.1 step 6).
+//! Shaping of the client's answers (O1, O2, O3), the pending answers of one round (late and
+//! duplicate answers), `inputResponses` and the params of the retry.
 
 use serde_json::{Map, Value, json};
 
@@ -11,7 +11,7 @@ use super::route::{Question, RoundPlan, Route};
 use super::shape;
 use crate::translate::errors::Cause;
 
-/// §3.5 detail texts (without the `input request '<key>': ` prefix).
+/// Detail texts (without the `input request '<key>': ` prefix).
 pub mod what {
     pub const ELICIT_SHAPE: &str = "the elicitation result does not have the shape of the schema";
     pub const CONTENT_INVALID: &str =
@@ -54,7 +54,7 @@ impl Shaped {
     }
 }
 
-/// §3.5: shape the client's answer to one question.
+/// Shape the client's answer to one question.
 pub fn shape_answer(question: &Question, answer: &ClientAnswer) -> Result<Shaped, RoundFailure> {
     let fail = |what: &str| {
         RoundFailure::Bridge(InputError::for_key(
@@ -84,7 +84,7 @@ pub fn shape_answer(question: &Question, answer: &ClientAnswer) -> Result<Shaped
     }
 }
 
-/// O1 / §3.5: an elicitation answer keeps only `action`, plus `content` only for `accept`
+/// O1: an elicitation answer keeps only `action`, plus `content` only for `accept`
 /// on a form sent as it is, after validation against its `requestedSchema` (VS Code does not
 /// validate). An error or a broken answer of the client becomes `cancel`.
 fn shape_elicitation(question: &Question, answer: &ClientAnswer) -> Result<Shaped, RoundFailure> {
@@ -164,9 +164,9 @@ pub struct Collected {
     pub dropped_roots: Vec<(String, String)>,
 }
 
-/// §3.5: shape every answer of a round (`answers[i]` answers `plan.questions[i]`) and build
+/// Shape every answer of a round (`answers[i]` answers `plan.questions[i]`) and build
 /// `inputResponses`. Every accepted URL step is marked, also when another answer fails the
-/// round, so that its complete notification still comes (§3.7). The first failure in the
+/// round, so that its complete notification still comes. The first failure in the
 /// order of the questions fails the round.
 pub fn collect_answers(
     plan: &RoundPlan,
@@ -215,7 +215,7 @@ pub fn collect_answers(
     })
 }
 
-/// §3.1 step 6: the params of the retry: a copy of the original forwarded params minus any
+/// The params of the retry: a copy of the original forwarded params minus any
 /// old `inputResponses` / `requestState`, plus the new `inputResponses` (if the round had
 /// input requests) and `requestState` (if the upstream server sent one). Every other member
 /// stays. Non-object params count as `{}`.
@@ -239,7 +239,7 @@ pub fn retry_params(
     Value::Object(params)
 }
 
-/// §3.1 step 6 for a whole round: the retry params from the plan and its collected answers.
+/// For a whole round: the retry params from the plan and its collected answers.
 pub fn retry_params_for(original: &Value, plan: &RoundPlan, collected: &Collected) -> Value {
     let responses = plan
         .has_input_requests()

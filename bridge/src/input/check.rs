@@ -1,4 +1,4 @@
-//! The checks before the client sees anything (R8, O1, O2, O3, C2; reference-bridge.md §3.3).
+//! The checks before the client sees anything (R8, O1, O2, O3, C2).
 //! All input requests of a round are checked first: one failure fails the original request
 //! with −32603 and a detail that names the input request, and the client gets no request of
 //! that round.
@@ -14,7 +14,7 @@ use super::parse::InputRequired;
 use super::shape::{self, ElicitMode};
 use crate::translate::errors::Cause;
 
-/// §3.3 detail texts (without the `input request '<key>': ` prefix).
+/// Detail texts (without the `input request '<key>': ` prefix).
 pub mod what {
     pub const NOT_THE_SHAPE: &str = "the input request does not have the shape of the schema";
     pub const NO_FORM: &str = "the client did not declare elicitation.form";
@@ -109,7 +109,7 @@ pub struct CheckedRequest {
     pub validator: Option<Arc<Validator>>,
 }
 
-/// R8 / §3.3: check every input request of a round, in the upstream server's order; the
+/// R8: check every input request of a round, in the upstream server's order; the
 /// first failure fails the round.
 pub fn check_round(
     round: &InputRequired,
@@ -122,7 +122,7 @@ pub fn check_round(
         .collect()
 }
 
-/// R8 / §3.3: check one input request: its shape (a 2026-07-28 `InputRequest`), the
+/// R8: check one input request: its shape (a 2026-07-28 `InputRequest`), the
 /// capability that the client declared for it, and its kind's own rules.
 pub fn check_input_request(
     key: &str,

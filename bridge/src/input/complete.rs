@@ -1,5 +1,5 @@
-//! The URL steps of one original request and `notifications/elicitation/complete` (O1;
-//! reference-bridge.md §3.7), as a pure state machine.
+//! The URL steps of one original request and `notifications/elicitation/complete` (O1), as a
+//! pure state machine.
 //!
 //! A URL step exists per distinct URL per original request. Its `elicitationId` comes from a
 //! connection-wide counter. When the user accepted a step, the client gets
@@ -60,7 +60,7 @@ impl UrlSteps {
         self.steps.iter().find(|s| s.url == url && !s.completed)
     }
 
-    /// §3.7: the open step of a URL (a URL asked again while not completed keeps its step and
+    /// The open step of a URL (a URL asked again while not completed keeps its step and
     /// id), or a new step with a new id (also for a URL whose step completed).
     pub fn step_for(&mut self, url: &str, ids: &mut ElicitationIds) -> UrlStep {
         if let Some(step) = self.open_step(url) {
@@ -76,7 +76,7 @@ impl UrlSteps {
         step
     }
 
-    /// §3.5: the client accepted the step with this elicitation id.
+    /// The client accepted the step with this elicitation id.
     pub fn mark_accepted(&mut self, elicitation_id: &str) {
         if let Some(step) = self
             .steps
@@ -87,7 +87,7 @@ impl UrlSteps {
         }
     }
 
-    /// §3.7 / §3.1 step 4: a new upstream result arrived (call this BEFORE deciding on it).
+    /// A new upstream result arrived (call this BEFORE deciding on it).
     /// Returns the elicitation ids that complete now: accepted steps whose URL the result does
     /// not ask for again. Each id completes once.
     pub fn observe(&mut self, upstream_result: &Value) -> Vec<String> {
@@ -95,7 +95,7 @@ impl UrlSteps {
         self.complete_where(|s| !asked.iter().any(|u| *u == s.url))
     }
 
-    /// §3.7 / §3.1 step 7: the request ends (any exit path: result, error, round limit,
+    /// The request ends (any exit path: result, error, round limit,
     /// cancellation, upstream loss). Returns the accepted steps that did not complete yet.
     pub fn finish(&mut self) -> Vec<String> {
         self.complete_where(|_| true)

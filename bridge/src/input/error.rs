@@ -24,7 +24,7 @@ impl InputError {
     }
 
     /// A failure of one input request: the detail is `input request '<key>': <what>`
-    /// (reference-bridge.md §3.3), so that the Output channel names the request.
+    /// so that the Output channel names the request.
     pub fn for_key(cause: Cause, key: &str, what: &str) -> Self {
         InputError::new(cause, format!("input request '{key}': {what}"))
     }

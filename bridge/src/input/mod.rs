@@ -1,6 +1,6 @@
 //! M2 (issue 5): the pure rules of the input rounds of an `InputRequiredResult` against a
 //! client of revision 2025-11-25 (R8, O1, O2, O3, C2 and the quirks about forms, URLs,
-//! cancellations and late answers). reference-bridge.md §3 gives the behaviour and texts.
+//! cancellations and late answers).
 //! Value in, value out: no I/O and no clock. `front::rounds` does the I/O; the causes of the
 //! failures are rows of the one error table (`translate::errors::Cause`); the `b-N` ids, the
 //! cancellation frame's reasons and the time limits are the front's and `translate`'s.

@@ -1,4 +1,4 @@
-//! Parsing of an `InputRequiredResult` (R8, reference-bridge.md §3.2) and the round limits.
+//! Parsing of an `InputRequiredResult` (R8) and the round limits.
 
 use serde_json::Value;
 
@@ -30,7 +30,7 @@ pub struct InputRequired {
 
 impl InputRequired {
     /// A round with no input request: a pure retry with the `requestState`, without asking the
-    /// client (reference-bridge.md §3.1).
+    /// client.
     pub fn is_state_only(&self) -> bool {
         self.input_requests.is_empty()
     }
@@ -41,7 +41,7 @@ pub fn parse_input_required(result: &Value) -> Result<InputRequired, InputError>
     parse_input_required_with_limit(result, MAX_INPUT_REQUESTS_PER_ROUND)
 }
 
-/// R8: parse an `InputRequiredResult` with a given limit of input requests (§3.2 texts).
+/// R8: parse an `InputRequiredResult` with a given limit of input requests.
 /// A round above the limit fails before the client sees anything.
 pub fn parse_input_required_with_limit(
     result: &Value,
@@ -76,7 +76,7 @@ pub fn parse_input_required_with_limit(
     })
 }
 
-/// The round counter of one original request (R8, §3.1 step 5). Round 0 is the first upstream
+/// The round counter of one original request (R8). Round 0 is the first upstream
 /// request; each `InputRequiredResult` either allows the next round or fails the request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RoundCounter {

@@ -1,4 +1,4 @@
-//! Routing of a round to the client (O1, O2, O3, quirks; reference-bridge.md §3.4): which input
+//! Routing of a round to the client (O1, O2, O3, quirks): which input
 //! request goes to the client as it is, which becomes a one-choice form, which URL gets an
 //! `elicitationId` or the Continue form, and which refused URL is answered `decline` at once.
 
@@ -68,7 +68,7 @@ impl RoundPlan {
     }
 }
 
-/// R8 / §3.3–§3.4: check a parsed round and route it. A failing check fails the round, and
+/// R8: check a parsed round and route it. A failing check fails the round, and
 /// the client gets none of its requests.
 pub fn plan_round(
     round: &InputRequired,
@@ -82,7 +82,7 @@ pub fn plan_round(
     Ok(plan)
 }
 
-/// §3.4: route checked input requests.
+/// Route checked input requests.
 pub fn route_round(
     checked: Vec<CheckedRequest>,
     caps: &ClientCaps,

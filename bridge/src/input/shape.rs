@@ -68,7 +68,7 @@ pub fn is_form_params(p: &Map<String, Value>) -> bool {
 }
 
 /// The restricted `requestedSchema` of a form: an object schema whose properties are all
-/// primitive (a property with `type: "object"` fails here, §3.3).
+/// primitive (a property with `type: "object"` fails here).
 pub fn is_requested_schema(v: &Value) -> bool {
     let Some(s) = v.as_object() else {
         return false;

@@ -1,10 +1,10 @@
-//! A `requestState` refused by the upstream server on a retry (R8; reference-bridge.md §3.8).
+//! A `requestState` refused by the upstream server on a retry (R8).
 
 use serde_json::{Map, Value, json};
 
 use crate::translate::errors::code::INVALID_PARAMS;
 
-/// §3.8: whether an upstream error refuses the saved state: the round carried a
+/// Whether an upstream error refuses the saved state: the round carried a
 /// `requestState` and the code is −32602 (no `data.reason` check: servers may omit it). A
 /// −32602 on a round without state passes unchanged.
 pub fn is_refused_state(round_carried_state: bool, upstream_error: &Value) -> bool {
@@ -21,7 +21,7 @@ pub enum RefusedState {
     Error(Value),
 }
 
-/// §3.8: the text T: the upstream message without its trailing period, and the advice to run
+/// The text T: the upstream message without its trailing period, and the advice to run
 /// the tool (or send the request) again.
 pub fn refused_state_text(method: &str, upstream_message: &str) -> String {
     let message = upstream_message.trim_end().trim_end_matches('.');
@@ -35,7 +35,7 @@ pub fn refused_state_text(method: &str, upstream_message: &str) -> String {
     )
 }
 
-/// §3.8: the answer of the original request after a refused state (log:
+/// The answer of the original request after a refused state (log:
 /// `texts::refused_state_log`).
 pub fn refused_state_response(method: &str, upstream_error: &Value) -> RefusedState {
     let message = upstream_error

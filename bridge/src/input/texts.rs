@@ -1,5 +1,5 @@
 //! The log lines, details and frames of the input rounds, as functions of their values
-//! (texts exact: the contract's troubleshooting table and reference-bridge.md §3).
+//! (texts exact: the contract's troubleshooting table, listed in README.md).
 
 use std::time::Duration;
 
@@ -93,7 +93,7 @@ pub fn input_timeout_error(limit: Duration, round_requests: usize) -> InputError
     )
 }
 
-/// Warning: the upstream server refused the request state (§3.8).
+/// Warning: the upstream server refused the request state.
 pub fn refused_state_log(method: &str, id: &Value, waited: Duration) -> String {
     format!(
         "request {} ({method}): the upstream server refused the request state after an input wait of {}",

@@ -1,11 +1,10 @@
-//! URL safety of URL elicitations (O1; quirk "VS Code opens URLs with other schemes";
-//! reference-bridge.md §3.6).
+//! URL safety of URL elicitations (O1; quirk "VS Code opens URLs with other schemes").
 
 use std::net::Ipv6Addr;
 
 use url::{Host, Url};
 
-/// O1 / §3.6: whether the bridge may send this URL of a URL elicitation to VS Code.
+/// O1: whether the bridge may send this URL of a URL elicitation to VS Code.
 ///
 /// Allowed: an absolute URL with the scheme `https` (any case), or `http` without user
 /// information and with a loopback host: `localhost` (any case, trailing dots ignored), an
@@ -85,7 +84,7 @@ fn is_loopback(host: &Host<&str>) -> bool {
 mod tests {
     use super::*;
 
-    /// §3.6 test vectors, allowed.
+    /// Test vectors, allowed.
     const ALLOWED: &[&str] = &[
         "https://example.com/auth",
         "HTTPS://example.com/",
@@ -97,7 +96,7 @@ mod tests {
         "http://[::ffff:127.0.0.1]/",
     ];
 
-    /// §3.6 test vectors, refused.
+    /// Test vectors, refused.
     const REFUSED: &[&str] = &[
         "http://example.com/auth",
         "http://localhost.example.com/",

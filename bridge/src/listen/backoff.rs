@@ -1,5 +1,5 @@
-//! The reconnect policy of the listen stream and its log lines (M3; reference-bridge.md §2.9;
-//! the contract's troubleshooting table).
+//! The reconnect policy of the listen stream and its log lines (M3; the texts of the
+//! contract's troubleshooting table).
 
 use std::time::Duration;
 

@@ -1,4 +1,4 @@
-//! The event filter of the listen stream (O6, O7; reference-bridge.md §2.9 `listenEvent`).
+//! The event filter of the listen stream (O6, O7).
 
 use serde_json::{Map, Value};
 

@@ -1,6 +1,6 @@
 //! What the initialize result declares, the `subscriptions/listen` params, the gap replay and
-//! the set of subscribed URIs (R2, O6, O7 and the quirks about order; reference-bridge.md
-//! §2.9; spec 2026-07-28 basic/patterns/subscriptions).
+//! the set of subscribed URIs (R2, O6, O7 and the quirks about order; the 2026-07-28
+//! specification, basic/patterns/subscriptions).
 
 use serde_json::{Map, Value, json};
 

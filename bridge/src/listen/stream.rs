@@ -1,5 +1,5 @@
 //! Generations of listen streams (O7 and the quirk "VS Code reads the updates of a resource
-//! only after the response to resources/subscribe"; reference-bridge.md §2.9).
+//! only after the response to resources/subscribe").
 //!
 //! Each stream has a generation. The active generation only increases, at a stream's first
 //! acknowledgment, and events are written only for the active stream (the check belongs under

@@ -2,7 +2,7 @@
 //! a JSON-RPC code, a fixed message and `data.cause`. Upstream JSON-RPC errors pass unchanged,
 //! except -32042 (quirk of M1: VS Code opens every URL in its data).
 //!
-//! The messages are the texts of the contract and of reference-bridge.md §2.5.
+//! The messages are the texts of the contract; README.md lists every cause with its text.
 
 use serde_json::{Map, Value, json};
 
@@ -236,11 +236,6 @@ pub fn error_object(cause: Cause, detail: Option<&str>) -> Value {
 /// A complete error response frame.
 pub fn error_frame(id: Value, error: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": error})
-}
-
-/// A complete result frame.
-pub fn result_frame(id: Value, result: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "result": result})
 }
 
 /// True when an upstream error object has the JSON-RPC shape (integer code, string message).

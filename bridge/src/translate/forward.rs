@@ -53,7 +53,7 @@ impl ForwardKind {
         }
     }
 
-    /// R8 (reference-bridge.md §3.1, `Timeouts.forRound`): the time limit of upstream round
+    /// R8: the time limit of upstream round
     /// `round` (0 = the first request): a read's retries get the input wait.
     pub fn timeout_for_round(self, round: u32) -> Duration {
         match self {

@@ -31,9 +31,10 @@ fn filter(holder: &mut Value) {
         return;
     };
     icons.retain(|icon| {
-        icon.get("src")
-            .and_then(Value::as_str)
-            .is_some_and(|src| src.get(..5).is_some_and(|s| s.eq_ignore_ascii_case("data:")))
+        icon.get("src").and_then(Value::as_str).is_some_and(|src| {
+            src.get(..5)
+                .is_some_and(|s| s.eq_ignore_ascii_case("data:"))
+        })
     });
     if icons.is_empty() {
         map.remove("icons");
@@ -63,8 +64,12 @@ mod tests {
             list,
             json!({"tools":[{"name":"a"},{"name":"b","icons":[{"src":"data:x"}]},{"name":"c"}],"nextCursor":"n"})
         );
-        let mut templates = json!({"resourceTemplates":[{"uriTemplate":"t","icons":[{"src":"https://i"}]}]});
+        let mut templates =
+            json!({"resourceTemplates":[{"uriTemplate":"t","icons":[{"src":"https://i"}]}]});
         keep_data_icons("resources/templates/list", &mut templates);
-        assert_eq!(templates, json!({"resourceTemplates":[{"uriTemplate":"t"}]}));
+        assert_eq!(
+            templates,
+            json!({"resourceTemplates":[{"uriTemplate":"t"}]})
+        );
     }
 }

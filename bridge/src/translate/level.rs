@@ -1,5 +1,5 @@
 //! R2, O5: the log level of the client (`logging/setLevel`) and the log messages of the
-//! upstream server (reference-bridge.md §2.8). Levels follow RFC 5424 severities, as the MCP
+//! upstream server. Levels follow RFC 5424 severities, as the MCP
 //! spec says: debug < info < notice < warning < error < critical < alert < emergency. The one
 //! place of the level rules: the front stores the level, the upstream envelope sends it, the
 //! router forwards messages through [`log_message_for_client`].

@@ -177,7 +177,8 @@ impl UpstreamClient {
     /// Sends `notifications/cancelled` for a request that is still pending.
     fn cancel(&self, id: i64, reason: &str) {
         if lock(&self.pending).remove(&id).is_some() && !self.is_closed() {
-            self.transport.cancel(id, &envelope::cancel_frame(id, reason));
+            self.transport
+                .cancel(id, &envelope::cancel_frame(id, reason));
         }
     }
 

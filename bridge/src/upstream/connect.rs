@@ -19,7 +19,10 @@ use crate::wire::writer::Room;
 #[derive(Clone, Debug)]
 pub enum Target {
     /// `-- <command> [args...]`: a child process on stdio.
-    Command { command: OsString, args: Vec<OsString> },
+    Command {
+        command: OsString,
+        args: Vec<OsString>,
+    },
     /// `<url>`: Streamable HTTP.
     Url(Arc<HttpOptions>),
 }

@@ -74,10 +74,7 @@ impl LineLink {
     }
 }
 
-async fn write_loop<W: AsyncWrite + Unpin>(
-    mut out: W,
-    mut rx: mpsc::UnboundedReceiver<WriterCmd>,
-) {
+async fn write_loop<W: AsyncWrite + Unpin>(mut out: W, mut rx: mpsc::UnboundedReceiver<WriterCmd>) {
     while let Some(cmd) = rx.recv().await {
         match cmd {
             WriterCmd::Frame(mut bytes) => {
@@ -187,7 +184,10 @@ mod tests {
             peer.next_line().await.ok().flatten().as_deref(),
             Some("{\"id\":1}")
         );
-        their_write.write_all(b"{\"id\":1,\"result\":{}}\n").await.ok();
+        their_write
+            .write_all(b"{\"id\":1,\"result\":{}}\n")
+            .await
+            .ok();
         match rx.recv().await {
             Some(TransportEvent::Line(RawLine::Line(l))) => {
                 assert_eq!(l, b"{\"id\":1,\"result\":{}}")

@@ -1,5 +1,5 @@
 //! Input hardening: one line → one JSON-RPC message, or the contract's error with the id
-//! recovered where it can be (reference-bridge.md §1.6). Both sides use it.
+//! recovered where it can be. Both sides use it.
 
 use serde_json::{Map, Value};
 

@@ -1,4 +1,4 @@
-//! Id recovery of a line that cannot be parsed (reference-bridge.md §1.6): the error of a
+//! Id recovery of a line that cannot be parsed: the error of a
 //! broken or long request still carries its id where the bytes allow it.
 //!
 //! Two byte scanners, both strict: a value that is truncated, a float, an exponent, `null`,

@@ -157,7 +157,7 @@ pub(crate) fn on_event(shared: &Shared, uid: i64, message: &Value) {
             }
         }
         Event::Forward(frame) if gens.is_active(&entry.stream) => {
-            shared.outbox.send(&frame);
+            shared.listen_event(&frame);
         }
         Event::Forward(_) | Event::Drop => {
             let method = message.get("method").and_then(Value::as_str).unwrap_or("");
@@ -172,6 +172,6 @@ pub(crate) fn on_event(shared: &Shared, uid: i64, message: &Value) {
 /// The quirk "VS Code lists at the same time as notifications/initialized": the gap replay.
 fn send_replay(shared: &Shared, declared: &Declared, subs: &Subscriptions) {
     for frame in gap_replay(declared, subs.uris()) {
-        shared.outbox.send(&frame);
+        shared.listen_event(&frame);
     }
 }

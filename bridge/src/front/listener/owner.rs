@@ -1,4 +1,4 @@
-//! M3: the owner task of the listen streams of one connection (reference-bridge.md §2.9): the
+//! M3: the owner task of the listen streams of one connection: the
 //! first stream after `notifications/initialized`, its replacements after a loss (with the
 //! backoff and the log lines of the contract), and the streams of the subscription changes
 //! (one at a time). It ends at the stop token (end of input, upstream gone).
@@ -135,7 +135,7 @@ fn stream_end(ending: &Ending) -> StreamEnd {
                 .unwrap_or("")
                 .to_owned(),
         },
-        // §2.9 of the URL form: the status decides between a new stream and none.
+        // The URL form: the status decides between a new stream and none.
         Err(UpstreamError::HttpStatus(status)) => StreamEnd::HttpStatus {
             status: *status,
             sign_in: false,

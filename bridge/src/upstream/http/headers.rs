@@ -36,12 +36,12 @@ fn name_source<'a>(method: &str, frame: &'a Value) -> Option<&'a str> {
 /// A value as a header value: as it is when it is visible ASCII and spaces without a space at
 /// either end and not of the sentinel's form; else `=?base64?<Base64 of UTF-8>?=`.
 pub fn header_value(value: &str) -> String {
-    let plain = value
+    let visible = value
         .bytes()
-        .all(|b| b == b' ' || b == b'\t' || (0x21..=0x7e).contains(&b))
-        && !value.starts_with([' ', '\t'])
-        && !value.ends_with([' ', '\t'])
-        && !(value.starts_with("=?base64?") && value.ends_with("?="));
+        .all(|b| b == b' ' || b == b'\t' || (0x21..=0x7e).contains(&b));
+    let padded = value.starts_with([' ', '\t']) || value.ends_with([' ', '\t']);
+    let sentinel = value.starts_with("=?base64?") && value.ends_with("?=");
+    let plain = visible && !padded && !sentinel;
     if plain {
         value.to_owned()
     } else {
@@ -91,7 +91,10 @@ mod tests {
         );
         let get = json!({"params":{"name":"greet"}});
         assert_eq!(standard_headers("prompts/get", &get).len(), 3);
-        assert_eq!(standard_headers("tools/list", &json!({"params":{}})).len(), 2);
+        assert_eq!(
+            standard_headers("tools/list", &json!({"params":{}})).len(),
+            2
+        );
         assert_eq!(
             standard_headers("tools/call", &json!({"params":{"name":7}})).len(),
             2

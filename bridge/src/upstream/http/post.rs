@@ -99,7 +99,9 @@ impl PostContext {
     /// Hands one message to the client, after VS Code has read what waits for it.
     async fn deliver(&self, message: Vec<u8>) {
         self.room.wait().await;
-        let _ = self.events.send(TransportEvent::Line(RawLine::Line(message)));
+        let _ = self
+            .events
+            .send(TransportEvent::Line(RawLine::Line(message)));
     }
 
     /// Each event of the stream with data is one message; a comment (keep-alive) is none.
@@ -112,8 +114,9 @@ impl PostContext {
         let pending = Arc::new(AtomicUsize::new(0));
         let counted = Arc::clone(&pending);
         let limit = max.saturating_mul(2).saturating_add(64 << 10);
-        let guarded = bytes.map_err(|e| std::io::Error::other(describe(&e))).and_then(
-            move |chunk: Bytes| {
+        let guarded = bytes
+            .map_err(|e| std::io::Error::other(describe(&e)))
+            .and_then(move |chunk: Bytes| {
                 let seen = counted.fetch_add(chunk.len(), Ordering::Relaxed) + chunk.len();
                 async move {
                     if seen > limit {
@@ -122,8 +125,7 @@ impl PostContext {
                         Ok(chunk)
                     }
                 }
-            },
-        );
+            });
         let mut events = sse_stream::SseByteStream::new(Box::pin(guarded));
         while let Some(event) = events.next().await {
             pending.store(0, Ordering::Relaxed);
@@ -190,7 +192,10 @@ fn too_long(max: usize) -> UpstreamError {
 }
 
 /// The body, at most `max` bytes.
-async fn read_bounded(mut response: reqwest::Response, max: usize) -> Result<Vec<u8>, UpstreamError> {
+async fn read_bounded(
+    mut response: reqwest::Response,
+    max: usize,
+) -> Result<Vec<u8>, UpstreamError> {
     let mut body = Vec::new();
     while let Some(chunk) = response
         .chunk()

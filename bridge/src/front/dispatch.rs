@@ -1,0 +1,303 @@
+//! The dispatch of each line of VS Code, and of each notification and event of the upstream
+//! client: answered at once (R2, C1, C4), handed to a request task (DESIGN principle 5), or
+//! to the owner of the listen stream (O7).
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use serde_json::{Value, json};
+
+use super::inflight::{REASON_CLIENT_CANCELED, Refused, Slot};
+use super::state::{Shared, State};
+use super::{initialize, listener, request};
+use crate::input::answers::ClientAnswer;
+use crate::listen::filter::SUBSCRIPTION_ID_KEY;
+use crate::listen::replay::subscription_uri;
+use crate::log::{self, Level};
+use crate::translate::errors::{Cause, error_object};
+use crate::translate::forward::{MethodClass, classify, has_modern_meta};
+use crate::translate::initialize::parse_initialize;
+use crate::translate::level;
+use crate::upstream::Ended;
+use crate::upstream::client::ClientEvent;
+use crate::wire::parse::{Message, Parsed, valid_id};
+
+pub(super) fn on_parsed(shared: &Arc<Shared>, parsed: Parsed) {
+    match parsed {
+        Parsed::Message(Message::Request { id, method, params }) => {
+            on_request(shared, id, method, params)
+        }
+        Parsed::Message(Message::Notification { method, params }) => {
+            on_notification(shared, &method, params.as_ref())
+        }
+        Parsed::Message(Message::Response { id, body }) => {
+            let answer = match body {
+                Ok(result) => ClientAnswer::Result(result),
+                Err(error) => ClientAnswer::Error(error),
+            };
+            match id.as_str() {
+                Some(id) => {
+                    shared.client_requests.resolve(id, answer);
+                }
+                None => log::bridge(
+                    Level::Debug,
+                    "dropped a response of the client to no request of the bridge",
+                ),
+            }
+        }
+        Parsed::BadAnswer { id } => {
+            shared.client_requests.resolve(&id, ClientAnswer::BadLine);
+        }
+        Parsed::Invalid { id, cause, detail } => {
+            shared.reply(id, Err(error_object(cause, detail.as_deref())))
+        }
+        Parsed::Dropped => log::bridge(
+            Level::Debug,
+            "dropped a response of the client without a valid id",
+        ),
+    }
+}
+
+fn on_request(shared: &Arc<Shared>, id: Value, method: String, params: Option<Value>) {
+    let class = classify(&method);
+    match class {
+        // R2: answered in every state.
+        MethodClass::Ping => return shared.reply(id, Ok(json!({}))),
+        MethodClass::SetLevel => {
+            let response = match level::set_level_params(params.as_ref()) {
+                Some(level) => {
+                    shared.level.store(level.rank() + 1, Ordering::Relaxed);
+                    Ok(json!({}))
+                }
+                None => Err(error_object(Cause::InvalidParams, None)),
+            };
+            return shared.reply(id, response);
+        }
+        // C1, C4: at once, never forwarded, so no late answer can follow.
+        MethodClass::Discover => {
+            return shared.reply(id, Err(error_object(Cause::MethodNotFound, None)));
+        }
+        MethodClass::Initialize => return on_initialize(shared, id, params),
+        _ => {}
+    }
+    let upstream = {
+        let state = shared.state();
+        match &*state {
+            State::AwaitingInit | State::Initializing { .. } => {
+                // C1: a client of both revisions gets -32601, so that it uses initialize.
+                let cause = if has_modern_meta(params.as_ref()) {
+                    Cause::MethodNotFound
+                } else {
+                    Cause::NotInitialized
+                };
+                drop(state);
+                return shared.reply(id, Err(error_object(cause, None)));
+            }
+            State::Closing => {
+                drop(state);
+                return shared.reply(id, Err(error_object(Cause::UpstreamExited, None)));
+            }
+            State::Ready { upstream, .. } => Arc::clone(upstream),
+        }
+    };
+    let kind = match class {
+        MethodClass::Forward(kind) => kind,
+        MethodClass::Subscribe | MethodClass::Unsubscribe => {
+            return on_subscription(shared, id, &method, params.as_ref());
+        }
+        _ => return shared.reply(id, Err(error_object(Cause::MethodNotFound, None))),
+    };
+    let Some(slot) = admit(shared, &id, &method) else {
+        return;
+    };
+    shared.tasks.spawn(request::run_forward(
+        Arc::clone(shared),
+        slot,
+        kind,
+        params,
+        upstream,
+    ));
+}
+
+/// O7: `resources/subscribe` and `resources/unsubscribe` go to the owner of the listen
+/// stream (one change at a time). Without upstream support, -32601; without a URI, -32602.
+fn on_subscription(shared: &Arc<Shared>, id: Value, method: &str, params: Option<&Value>) {
+    if !shared.listener.supports_subscriptions() {
+        return shared.reply(id, Err(error_object(Cause::MethodNotFound, None)));
+    }
+    let Some(uri) = subscription_uri(params).map(str::to_owned) else {
+        return shared.reply(id, Err(error_object(Cause::InvalidParams, None)));
+    };
+    let Some(slot) = admit(shared, &id, method) else {
+        return;
+    };
+    let command = listener::Command {
+        slot,
+        uri,
+        subscribe: method == "resources/subscribe",
+    };
+    if let Err(command) = listener::queue(shared, command) {
+        // VS Code subscribed before notifications/initialized: start the stream now.
+        let upstream = match &*shared.state() {
+            State::Ready { upstream, .. } => Some(Arc::clone(upstream)),
+            _ => None,
+        };
+        if let Some(upstream) = upstream {
+            listener::start(shared, upstream);
+        }
+        if let Err(command) = listener::queue(shared, *command) {
+            shared.respond(
+                &command.slot,
+                Err(error_object(Cause::UpstreamExited, None)),
+            );
+        }
+    }
+}
+
+fn admit(shared: &Shared, id: &Value, method: &str) -> Option<Slot> {
+    match shared.inflight.admit(id, method) {
+        Ok(slot) => Some(slot),
+        Err(Refused::Full) => {
+            log::bridge(
+                Level::Warn,
+                &format!("rejected request {id} ({method}): too many requests in flight"),
+            );
+            shared.reply(id.clone(), Err(error_object(Cause::TooManyRequests, None)));
+            None
+        }
+        Err(Refused::DuplicateId) => {
+            shared.reply(
+                id.clone(),
+                Err(error_object(
+                    Cause::InvalidRequestShape,
+                    Some("a request with this id is in flight"),
+                )),
+            );
+            None
+        }
+    }
+}
+
+fn on_initialize(shared: &Arc<Shared>, id: Value, params: Option<Value>) {
+    let (generation, init) = {
+        let mut state = shared.state();
+        match &*state {
+            State::AwaitingInit => {
+                // Parameters that are not valid leave the state as it is, so that an
+                // initialize right behind them is served (and not refused as a second one).
+                let Some(init) = parse_initialize(params.as_ref()) else {
+                    drop(state);
+                    return shared.reply(id, Err(error_object(Cause::InvalidParams, None)));
+                };
+                let generation = shared.generation.fetch_add(1, Ordering::SeqCst) + 1;
+                *state = State::Initializing {
+                    generation,
+                    upstream: None,
+                };
+                (generation, init)
+            }
+            State::Initializing { .. } | State::Ready { .. } => {
+                drop(state);
+                return shared.reply(id, Err(error_object(Cause::AlreadyInitialized, None)));
+            }
+            State::Closing => {
+                drop(state);
+                return shared.reply(id, Err(error_object(Cause::UpstreamExited, None)));
+            }
+        }
+    };
+    let Some(slot) = admit(shared, &id, "initialize") else {
+        *shared.state() = State::AwaitingInit;
+        return;
+    };
+    shared.tasks.spawn(initialize::run_initialize(
+        Arc::clone(shared),
+        slot,
+        generation,
+        init,
+    ));
+}
+
+fn on_notification(shared: &Arc<Shared>, method: &str, params: Option<&Value>) {
+    match method {
+        "notifications/cancelled" => {
+            // requestId is optional in 2025-11-25; without a valid one it cancels nothing.
+            if let Some(id) = params
+                .and_then(|p| p.get("requestId"))
+                .filter(|id| valid_id(id))
+            {
+                shared.inflight.cancel(id, REASON_CLIENT_CANCELED);
+            }
+        }
+        // R2: the listen stream starts here once the result was written.
+        "notifications/initialized" => {
+            log::bridge(Level::Debug, "the client sent notifications/initialized");
+            let upstream = match &*shared.state() {
+                State::Ready { upstream, .. } => Some(Arc::clone(upstream)),
+                _ => None,
+            };
+            if let Some(upstream) = upstream {
+                listener::start(shared, upstream);
+            }
+        }
+        other => log::bridge(
+            Level::Debug,
+            &format!("ignored the notification {other} of the client"),
+        ),
+    }
+}
+
+/// Handles an event of an upstream client; returns the end when the connection of the ready
+/// state is gone.
+pub(super) fn on_client_event(
+    shared: &Shared,
+    generation: u64,
+    event: ClientEvent,
+) -> Option<Ended> {
+    let current =
+        matches!(&*shared.state(), State::Ready { generation: g, .. } if *g == generation);
+    match event {
+        ClientEvent::Ended(ended) => current.then_some(ended),
+    }
+}
+
+/// O5, O6, O7: a notification of the upstream server, on its router. An event of a listen
+/// stream (it names its subscription) goes to the listener; a log message without a stream
+/// reaches VS Code at the client's level or above; everything else is dropped.
+pub(super) fn on_upstream_notification(
+    shared: &Shared,
+    generation: u64,
+    method: String,
+    params: Option<Value>,
+) {
+    let current =
+        matches!(&*shared.state(), State::Ready { generation: g, .. } if *g == generation);
+    let subscription = params
+        .as_ref()
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get(SUBSCRIPTION_ID_KEY))
+        .and_then(Value::as_i64);
+    match (current, subscription) {
+        (true, Some(uid)) => {
+            let mut message = serde_json::Map::new();
+            message.insert("jsonrpc".into(), Value::from("2.0"));
+            message.insert("method".into(), Value::from(method));
+            if let Some(params) = params {
+                message.insert("params".into(), params);
+            }
+            listener::on_event(shared, uid, &Value::Object(message));
+        }
+        (true, None) if method == "notifications/message" => {
+            let frame = params
+                .as_ref()
+                .and_then(|p| level::log_message_for_client(p, shared.log_level()));
+            if let Some(frame) = frame {
+                shared.log_message(&frame);
+            }
+        }
+        _ => log::bridge(
+            Level::Debug,
+            &format!("dropped the notification {method} of the upstream server"),
+        ),
+    }
+}

@@ -1,0 +1,112 @@
+//! One upstream exchange of a client request: the request with its time limit, the "still
+//! waiting" lines, progress with VS Code's own token (O4, C3), and the debug line of its
+//! outcome. The request task ([`super::request`]), the input rounds ([`super::rounds`]) and
+//! `initialize` use it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use tokio::time::Instant;
+
+use super::Shared;
+use super::inflight::{REASON_TIMEOUT, Slot};
+use crate::log::{self, Level};
+use crate::upstream::UpstreamError;
+use crate::upstream::client::{CallEvent, RequestOptions, UpstreamClient};
+
+/// The first "still waiting" line comes after 10 s, then one every 30 s.
+pub const FIRST_NOTE: Duration = Duration::from_secs(10);
+pub const NOTE_EVERY: Duration = Duration::from_secs(30);
+
+/// How one upstream exchange ended.
+#[derive(Debug)]
+pub enum Exchange {
+    /// VS Code canceled the request, or stdin ended: no response.
+    Cancelled,
+    /// No response in the time limit; the upstream request was canceled.
+    TimedOut,
+    Done(Result<Value, UpstreamError>),
+}
+
+/// One upstream request of a client request.
+pub(crate) struct Upstream<'a> {
+    pub client: &'a Arc<UpstreamClient>,
+    pub method: &'a str,
+    pub params: Map<String, Value>,
+    pub opts: &'a RequestOptions,
+    /// VS Code's progress token (O4): the upstream's progress reaches VS Code with it.
+    pub progress_token: Option<&'a Value>,
+    pub timeout: Duration,
+    /// The round of the client request (1 for the first), for the debug line.
+    pub round: u32,
+}
+
+/// Sends one upstream request of the client request of `slot`, forwards its progress while
+/// the request is live, and waits at most its time limit.
+pub(crate) async fn exchange(shared: &Shared, slot: &Slot, request: Upstream<'_>) -> Exchange {
+    let Upstream {
+        client: upstream,
+        method,
+        params,
+        opts,
+        progress_token,
+        timeout,
+        round,
+    } = request;
+    let started = Instant::now();
+    let mut call = match upstream.request(method, params, opts) {
+        Ok(call) => call,
+        Err(e) => return Exchange::Done(Err(e)),
+    };
+    let uid = call.id();
+    let deadline = started + timeout;
+    let mut note_at = started + FIRST_NOTE;
+    let outcome = loop {
+        tokio::select! {
+            biased;
+            _ = slot.token.cancelled() => {
+                call.cancel(slot.reason());
+                break Exchange::Cancelled;
+            }
+            event = call.next() => match event {
+                CallEvent::Progress(p) => {
+                    if let Some(token) = progress_token {
+                        shared.progress(slot, token, &p);
+                    }
+                }
+                CallEvent::Done(result) => break Exchange::Done(result),
+            },
+            _ = tokio::time::sleep_until(deadline) => {
+                call.cancel(REASON_TIMEOUT);
+                break Exchange::TimedOut;
+            }
+            _ = tokio::time::sleep_until(note_at) => {
+                log::bridge(Level::Info, &format!(
+                    "still waiting for the upstream server: {method} (request {}, {} s)",
+                    slot.id, started.elapsed().as_secs()));
+                note_at += NOTE_EVERY;
+            }
+        }
+    };
+    if log::enabled(Level::Debug) {
+        let what = match &outcome {
+            Exchange::Cancelled => "canceled".to_owned(),
+            Exchange::TimedOut => "no response in time".to_owned(),
+            Exchange::Done(Ok(_)) => "response".to_owned(),
+            Exchange::Done(Err(UpstreamError::Rpc(e))) => {
+                format!("error {}", e.get("code").unwrap_or(&Value::Null))
+            }
+            Exchange::Done(Err(e)) => format!("failed ({e})"),
+        };
+        log::bridge(
+            Level::Debug,
+            &format!(
+                "upstream request {uid} ({method}, round {round} of client request {}): {what} after {} ms",
+                slot.id,
+                started.elapsed().as_millis()
+            ),
+        );
+    }
+    outcome
+}
