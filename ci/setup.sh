@@ -7,3 +7,9 @@ rustup component add rustfmt clippy >/dev/null 2>&1 || true
 # Fetch the crates once, so that the build and test steps below do not race for the registry.
 cargo fetch --locked
 bash ci/install-peers.sh
+# The Windows check of the bridge builds ring's C code for the target (rustls' crypto).
+if ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
+  echo "setup: installing Debian's MinGW-w64 C compiler for the Windows check" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-mingw-w64-x86-64-posix >/dev/null
+fi
