@@ -275,6 +275,8 @@ async fn route(
             TransportEvent::Ended(ended) => {
                 client.close_all();
                 let _ = front.send(ClientEvent::Ended(ended));
+                // Nothing comes after the end; the router lets the connection go.
+                return;
             }
         }
     }
@@ -576,6 +578,39 @@ mod tests {
         };
         tx.send(TransportEvent::Ended(ended)).ok();
         assert!(matches!(front.recv().await, Some(ClientEvent::Ended(e)) if e == ended));
+    }
+
+    #[tokio::test]
+    async fn a_failed_request_fails_only_its_call_and_a_late_failure_changes_nothing() {
+        let (client, _rec, tx, _f, _n) = setup();
+        let opts = RequestOptions::default();
+        let mut failed = client
+            .request("tools/call", Map::new(), &opts)
+            .expect("sent");
+        let mut answered = client
+            .request("tools/call", Map::new(), &opts)
+            .expect("sent");
+        tx.send(TransportEvent::Failed {
+            id: failed.id(),
+            error: UpstreamError::HttpStatus(503),
+        })
+        .ok();
+        tx.send(line(
+            json!({"jsonrpc":"2.0","id":answered.id(),"result":{}}),
+        ))
+        .ok();
+        tx.send(TransportEvent::Failed {
+            id: answered.id(),
+            error: UpstreamError::TransportFailed("x".into()),
+        })
+        .ok();
+        assert!(matches!(
+            failed.next().await,
+            CallEvent::Done(Err(UpstreamError::HttpStatus(503)))
+        ));
+        assert!(matches!(answered.next().await, CallEvent::Done(Ok(_))));
+        assert!(!client.is_closed(), "the connection goes on");
+        assert!(client.request("tools/list", Map::new(), &opts).is_ok());
     }
 
     #[tokio::test]

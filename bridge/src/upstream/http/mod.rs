@@ -93,7 +93,11 @@ impl Transport for HttpTransport {
         for (_, task) in lock(&self.inflight).drain() {
             task.abort();
         }
-        self.end_tx.send_replace(Some(Ended { exit: None }));
+        let ended = Ended { exit: None };
+        if self.end_tx.send_replace(Some(ended)).is_none() {
+            // The router of the client ends with the connection.
+            let _ = self.shared.events.send(TransportEvent::Ended(ended));
+        }
     }
 
     fn end_watch(&self) -> watch::Receiver<Option<Ended>> {
