@@ -11,17 +11,35 @@
 // - tools: `add` ({a, b} → the sum as text), `weather` (an InputRequiredResult with a form
 //   elicitation `city` until the retry carries the accepted answer, then `sunny in <city>`;
 //   a declined or cancelled answer gives the error result `no city`),
-//   `progress` (three notifications/progress for the request's progress token, then `done`).
+//   `progress` (three notifications/progress for the request's progress token, then `done`),
+//   `slow` (answers `slow done` after 60 s: a call in flight; closing its response stream
+//   cancels it, and the server writes `ts-v2-http-server: slow cancelled` on stderr).
 //
 // What it answers (observed with curl; POST with `Accept: application/json, text/event-stream`,
 // `Content-Type: application/json`, `MCP-Protocol-Version: 2026-07-28`, `Mcp-Method: <method>`,
 // `Mcp-Name: <tool>` for tools/call, and the `_meta` envelope in the params):
-// - server/discover, tools/list, a plain tools/call and the input_required round: HTTP 200 with
-//   `content-type: application/json`, one JSON-RPC response; no Mcp-Session-Id.
-// - tools/call of `progress` with `_meta.progressToken`: HTTP 200 `text/event-stream`, one
-//   `event: message` per message (the progress notifications, then the response), then the end.
-// - Mcp-Method missing or different from the body: HTTP 400 with a JSON-RPC error -32020
-//   (see the comment on `check` below for the exact texts observed).
+// - server/discover, tools/list, a plain tools/call and an input_required round: HTTP 200,
+//   `content-type: application/json`, one JSON-RPC response; never an Mcp-Session-Id. Every
+//   result carries `resultType` and `_meta["io.modelcontextprotocol/serverInfo"]`; discover
+//   gives `supportedVersions: ["2026-07-28"]`, `ttlMs: 0`, `cacheScope: "private"`.
+// - The input round: `resultType: "input_required"`, `inputRequests.city` =
+//   `{method: "elicitation/create", params: {message, requestedSchema, mode: "form"}}` (the
+//   schema carries `$schema`), no requestState; the retry sends `inputResponses.city` =
+//   `{action: "accept", content: {city}}` (a bare ElicitResult).
+// - tools/call with `_meta.progressToken` on a tool that notifies: HTTP 200
+//   `text/event-stream`, `event: message` + `data: <message>` per message (the progress
+//   notifications, then the response), then the stream ends. It streams even when Accept names
+//   only application/json, and answers JSON when Accept names only text/event-stream: Accept
+//   is not checked.
+// - subscriptions/listen: HTTP 200 `text/event-stream`, first event
+//   notifications/subscriptions/acknowledged with `_meta["io.modelcontextprotocol/subscriptionId"]`
+//   equal to the request id; the stream stays open.
+// - Mcp-Method, Mcp-Name (tools/call) or MCP-Protocol-Version missing or different from the
+//   body: HTTP 400, JSON-RPC error -32020 "Bad Request: the request headers and body
+//   disagree: …" with `data.mismatch`. Envelope missing under a 2026-07-28 header: 400 -32602.
+//   No header and no envelope (an initialize): 400 -32022 with `data.supported`. Content-Type
+//   not JSON: 415. GET or DELETE: 405. A notification: 202 with no body. An unknown tool: HTTP
+//   200 with JSON-RPC error -32602; arguments that fail the schema: a result with isError.
 import http from 'node:http';
 import { McpServer, createMcpHandler, inputRequired, acceptedContent } from '@modelcontextprotocol/server';
 import * as z from 'zod';
@@ -63,6 +81,19 @@ function server() {
       }
       return { content: [{ type: 'text', text: 'done' }] };
     },
+  );
+  s.registerTool(
+    'slow',
+    { description: 'Answers after 60 s, or never when cancelled', inputSchema: z.object({}) },
+    async (_args, ctx) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => resolve({ content: [{ type: 'text', text: 'slow done' }] }), 60_000);
+        ctx.mcpReq.signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          console.error('ts-v2-http-server: slow cancelled');
+          reject(new Error('cancelled'));
+        });
+      }),
   );
   return s;
 }
