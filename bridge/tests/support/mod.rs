@@ -5,6 +5,8 @@
 //! inherits the bridge's stderr, so stderr ends only when every process holding it is gone.
 #![allow(dead_code)]
 
+pub mod http_peers;
+pub mod proxy;
 pub mod values;
 
 use std::io::{BufRead, BufReader, Read, Write};
