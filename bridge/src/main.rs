@@ -15,6 +15,8 @@ use mcp_bridge_vscode::upstream::stdio::SHUTDOWN_GRACE;
 use mcp_bridge_vscode::{VERSION, stdio_pipes, watchdog};
 
 fn main() {
+    // Every line is a tracing event; this layer writes the contract's line format to stderr.
+    log::install();
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     let options = match cli::parse(&args) {
         Ok(Command::Serve(options)) => options,
