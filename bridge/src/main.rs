@@ -1,13 +1,13 @@
 //! Entry point of `mcp-bridge-vscode`: exit codes only. 0: stdin ended (also after the
 //! watchdog); 1: the upstream command stopped, or an internal error; 2: the arguments are
-//! not valid.
+//! not valid, or a variable of `--header-env` is not set.
 
 use std::ffi::OsString;
 use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
 
-use mcp_bridge_vscode::cli::{self, Command, USAGE};
+use mcp_bridge_vscode::cli::{self, ArgError, Command, Target, USAGE};
 use mcp_bridge_vscode::front::{self, Hooks, Outcome, UpstreamCommand};
 use mcp_bridge_vscode::log::{self, Level};
 use mcp_bridge_vscode::translate::initialize::{ServerInfoFallback, fallback_name};
@@ -32,14 +32,29 @@ fn main() {
         }
     };
     log::set_threshold(options.log_level);
+    let (command, command_args) = match options.target {
+        Target::Command { command, args } => (command, args),
+        Target::Url(target) => {
+            for warning in target.warnings() {
+                log::vscode(Level::Warn, &warning);
+            }
+            if let Err(error) = cli::resolve_headers(&target.headers, |var| std::env::var_os(var)) {
+                log::vscode(Level::Err, &error.to_string());
+                std::process::exit(2);
+            }
+            // The HTTP transport comes with the rest of issue 9.
+            log::vscode(Level::Err, &ArgError::UrlForm.to_string());
+            exit_printing(&mut std::io::stderr(), USAGE, 2)
+        }
+    };
     let upstream_pid = Arc::new(AtomicU32::new(0));
     internal_errors_exit_1(Arc::clone(&upstream_pid));
 
-    let name = fallback_name(options.name.as_deref(), &options.command.to_string_lossy());
+    let name = fallback_name(options.name.as_deref(), &command.to_string_lossy());
     let front_options = front::Options {
         upstream: UpstreamCommand {
-            command: options.command,
-            args: options.args,
+            command,
+            args: command_args,
         },
         fallback: ServerInfoFallback {
             name,
