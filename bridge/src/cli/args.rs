@@ -213,6 +213,8 @@ pub(super) fn map_error(error: &clap::Error) -> Result<Command, ArgError> {
     }
     Err(match error.kind() {
         ErrorKind::UnknownArgument => match error.get(ContextKind::InvalidArg) {
+            // clap shows an option that is not UTF-8 with U+FFFD.
+            Some(ContextValue::String(arg)) if arg.contains('\u{FFFD}') => ArgError::NotUtf8,
             Some(ContextValue::String(arg)) if arg.starts_with('-') => {
                 let option = arg.split('=').next().unwrap_or_default();
                 ArgError::Unknown(option.to_owned())

@@ -460,6 +460,31 @@ fn error_texts_never_carry_a_value() {
     }
 }
 
+#[cfg(unix)]
+#[test]
+fn arguments_that_are_not_utf8() {
+    use std::os::unix::ffi::OsStringExt;
+    let bad = |prefix: &[u8]| OsString::from_vec([prefix, b"\xff"].concat());
+    let parse_of = |args: Vec<OsString>| parse(&args);
+    assert_eq!(parse_of(vec![bad(b"--")]), Err(ArgError::NotUtf8));
+    assert_eq!(
+        parse_of(vec![bad(b"")]),
+        Err(ArgError::CommandWithoutSeparator)
+    );
+    assert_eq!(
+        parse_of(vec!["--name".into(), bad(b""), "--".into(), "c".into()]),
+        Err(ArgError::InvalidValue("--name", "it is not valid UTF-8"))
+    );
+    let o = parse_of(vec![
+        "--ca-file".into(),
+        bad(b"/"),
+        "https://m.example".into(),
+    ]);
+    assert!(matches!(o, Ok(Command::Serve(_))), "{o:?}");
+    let o = parse_of(vec!["--".into(), bad(b"/"), bad(b"-")]);
+    assert!(matches!(o, Ok(Command::Serve(_))), "{o:?}");
+}
+
 #[test]
 fn usage_names_every_option_and_both_forms() {
     assert!(USAGE.starts_with("Usage: mcp-bridge-vscode [options] -- <command> [args...]\n"));
