@@ -1,21 +1,24 @@
 //! Entry point of `mcp-bridge-vscode`: exit codes only. 0: stdin ended (also after the
 //! watchdog); 1: the upstream command stopped, or an internal error; 2: the arguments are
-//! not valid.
+//! not valid, or a variable of `--header-env` is not set.
 
 use std::ffi::OsString;
 use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
 
-use mcp_bridge_vscode::cli::{self, Command, USAGE};
+use mcp_bridge_vscode::cli::{self, Command, USAGE, UrlTarget};
 use mcp_bridge_vscode::front::{self, Hooks, Outcome};
 use mcp_bridge_vscode::log::{self, Level};
 use mcp_bridge_vscode::translate::initialize::{ServerInfoFallback, fallback_name};
 use mcp_bridge_vscode::upstream::child::SHUTDOWN_GRACE;
 use mcp_bridge_vscode::upstream::connect::Target;
+use mcp_bridge_vscode::upstream::http::{HttpOptions, load_ca_file};
 use mcp_bridge_vscode::{VERSION, stdio_pipes, watchdog};
 
 fn main() {
+    // Every line is a tracing event; this layer writes the contract's line format to stderr.
+    log::install();
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     let options = match cli::parse(&args) {
         Ok(Command::Serve(options)) => options,
@@ -31,15 +34,22 @@ fn main() {
         }
     };
     log::set_threshold(options.log_level);
+    let (upstream, name) = match options.target {
+        cli::Target::Command { command, args } => {
+            let name = fallback_name(options.name.as_deref(), &command.to_string_lossy());
+            (Target::Command { command, args }, name)
+        }
+        // The parser gives the host of the URL as the default name.
+        cli::Target::Url(target) => (
+            url_target(target),
+            options.name.unwrap_or_else(|| "mcp-server".to_owned()),
+        ),
+    };
     let upstream_pid = Arc::new(AtomicU32::new(0));
     internal_errors_exit_1(Arc::clone(&upstream_pid));
 
-    let name = fallback_name(options.name.as_deref(), &options.command.to_string_lossy());
     let front_options = front::Options {
-        upstream: Target::Command {
-            command: options.command,
-            args: options.args,
-        },
+        upstream,
         fallback: ServerInfoFallback {
             name,
             version: VERSION.to_owned(),
@@ -84,6 +94,37 @@ fn main() {
         Outcome::Eof => 0,
         Outcome::UpstreamExited(_) => 1,
     });
+}
+
+/// The URL form: the warnings of the command line, then the headers of `--header-env` and the
+/// certificates of `--ca-file`, each of which exits 2 with its cause when it cannot be used.
+fn url_target(target: UrlTarget) -> Target {
+    for warning in target.warnings() {
+        log::vscode(Level::Warn, &warning);
+    }
+    let headers = match cli::resolve_headers(&target.headers, |var| std::env::var_os(var)) {
+        Ok(headers) => headers,
+        Err(error) => {
+            log::vscode(Level::Err, &error.to_string());
+            std::process::exit(2);
+        }
+    };
+    let extra_roots = match target.ca_file.as_deref().map(load_ca_file).transpose() {
+        Ok(roots) => roots.unwrap_or_default(),
+        Err(error) => {
+            log::vscode(
+                Level::Err,
+                &format!("cannot use the CA certificates of --ca-file: {error}"),
+            );
+            std::process::exit(2);
+        }
+    };
+    Target::Url(Arc::new(HttpOptions {
+        url: target.url,
+        headers,
+        max_response_bytes: target.max_response_bytes,
+        extra_roots,
+    }))
 }
 
 fn exit_printing(out: &mut dyn Write, text: &str, code: i32) -> ! {

@@ -44,7 +44,7 @@ fn invalid_arguments_give_exit_code_2_and_no_stdout() {
             "x".into(),
         ],
         vec![format!("--log-level={secret}"), "--".into(), "x".into()],
-        vec![format!("https://{secret}.example.com/mcp")],
+        vec![format!("https://user:{secret}@example.com/mcp")],
     ];
     for args in cases {
         let out = bridge().args(&args).write_stdin("").output().expect("runs");

@@ -2,12 +2,11 @@
 //! `--ca-file`, the proxy of `HTTPS_PROXY` / `ALL_PROXY` (credentials in the proxy URL) with
 //! `NO_PROXY`, and never a proxy for a loopback host.
 
-use std::net::IpAddr;
 use std::path::Path;
 use std::time::Duration;
 
 use reqwest::Certificate;
-use url::{Host, Url};
+use url::Url;
 
 /// The options of an upstream at a URL.
 #[derive(Clone, Debug)]
@@ -67,17 +66,9 @@ pub fn build_client(opts: &HttpOptions) -> Result<reqwest::Client, String> {
     builder.build().map_err(|e| describe(&e))
 }
 
-/// A loopback host: `localhost`, a name under `.localhost`, 127.0.0.0/8 or `[::1]`.
-pub fn is_loopback(url: &Url) -> bool {
-    match url.host() {
-        Some(Host::Domain(name)) => {
-            let name = name.trim_end_matches('.').to_ascii_lowercase();
-            name == "localhost" || name.ends_with(".localhost")
-        }
-        Some(Host::Ipv4(ip)) => IpAddr::V4(ip).is_loopback(),
-        Some(Host::Ipv6(ip)) => IpAddr::V6(ip).is_loopback(),
-        None => false,
-    }
+/// A loopback host never uses a proxy (the URL rule of the command line decides what is one).
+fn is_loopback(url: &Url) -> bool {
+    url.host().is_some_and(|host| crate::cli::url_rule::is_loopback(&host))
 }
 
 /// The text of an error of reqwest without its URL (a path or a query can hold a key): the
@@ -120,28 +111,6 @@ fn kind_of(e: &reqwest::Error) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn loopback_hosts() {
-        for url in [
-            "http://localhost/mcp",
-            "http://LOCALHOST./mcp",
-            "http://a.localhost:8/mcp",
-            "http://127.0.0.1/",
-            "http://127.255.255.254/",
-            "http://[::1]:9/",
-        ] {
-            assert!(is_loopback(&Url::parse(url).expect("url")), "{url}");
-        }
-        for url in [
-            "https://example.com/",
-            "http://128.0.0.1/",
-            "http://localhost.example/",
-            "http://[::2]/",
-        ] {
-            assert!(!is_loopback(&Url::parse(url).expect("url")), "{url}");
-        }
-    }
 
     #[test]
     fn a_ca_file_that_cannot_be_used_says_why() {

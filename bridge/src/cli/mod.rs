@@ -1,0 +1,319 @@
+//! The command line: `mcp-bridge-vscode [options] -- <command> [args...]` (the command form)
+//! and `mcp-bridge-vscode [options] <url>` (the URL form).
+//!
+//! Parsed with clap (derive, in [`args`]); clap's errors are mapped to the contract's texts
+//! ([`ArgError`]): an error line names the option but never its value (a value can be a
+//! secret). Both `--opt value` and `--opt=value` work; when an option occurs two times, the
+//! last value applies; each `--header` and `--header-env` adds one header. The options come
+//! before the URL. The arguments after `--` are not examined.
+
+mod args;
+pub mod headers;
+pub mod sign_in;
+pub mod url_rule;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{CommandFactory, FromArgMatches};
+
+pub use headers::{HeaderSpec, resolve_headers};
+pub use sign_in::{SignInOptions, TokenStore};
+
+use crate::log::Level;
+
+/// The default of `--discover-timeout` (the first start of `npx -y …` is slow).
+pub const DEFAULT_DISCOVER_TIMEOUT: Duration = Duration::from_secs(60);
+/// The default of `--max-line-bytes`: 64 MiB.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 64 << 20;
+/// The largest `--max-line-bytes` (and `--max-response-bytes`): 1 GiB.
+pub const MAX_MAX_LINE_BYTES: usize = 1 << 30;
+/// The default of `--max-response-bytes`: 64 MiB.
+pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 64 << 20;
+/// The largest `--discover-timeout`: one day.
+pub const MAX_DISCOVER_TIMEOUT_S: u64 = 86_400;
+
+/// Every option of the forms that serve VS Code.
+pub const OPTIONS: [&str; 19] = [
+    "--name",
+    "--log-level",
+    "--discover-timeout",
+    "--max-line-bytes",
+    "--help",
+    "--version",
+    "--header",
+    "--header-env",
+    "--max-response-bytes",
+    "--ca-file",
+    "--client-id",
+    "--client-issuer",
+    "--client-metadata-url",
+    "--redirect-port",
+    "--account",
+    "--token-store",
+    "--token-key-file",
+    "--no-browser",
+    "--sign-in-timeout",
+];
+
+/// The options of the URL form only; with `--` and a command they are an error.
+pub const URL_OPTIONS: [&str; 13] = [
+    "--header",
+    "--header-env",
+    "--max-response-bytes",
+    "--ca-file",
+    "--client-id",
+    "--client-issuer",
+    "--client-metadata-url",
+    "--redirect-port",
+    "--account",
+    "--token-store",
+    "--token-key-file",
+    "--no-browser",
+    "--sign-in-timeout",
+];
+
+/// The sign-in options; a static `Authorization` header excludes them.
+pub const SIGN_IN_OPTIONS: [&str; 9] = [
+    "--client-id",
+    "--client-issuer",
+    "--client-metadata-url",
+    "--redirect-port",
+    "--account",
+    "--token-store",
+    "--token-key-file",
+    "--no-browser",
+    "--sign-in-timeout",
+];
+
+mod usage;
+pub use usage::USAGE;
+
+/// The options of the forms that serve VS Code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// `--name`; for the URL form without `--name`, the host of the URL.
+    pub name: Option<String>,
+    pub log_level: Level,
+    pub discover_timeout: Duration,
+    pub max_line_bytes: usize,
+    pub target: Target,
+}
+
+/// The upstream server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "made once at the start; the URL form is the large variant"
+)]
+pub enum Target {
+    /// `-- <command> [args...]`: the bridge starts the command.
+    Command {
+        command: OsString,
+        args: Vec<OsString>,
+    },
+    /// `<url>`: Streamable HTTP at the URL.
+    Url(UrlTarget),
+}
+
+/// The URL form: the URL (checked by [`url_rule::check_url`]) and its options.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UrlTarget {
+    pub url: url::Url,
+    /// `--header` and `--header-env` in the order of the command line; resolve them with
+    /// [`resolve_headers`] at the start.
+    pub headers: Vec<HeaderSpec>,
+    /// `--max-response-bytes`: the limit of one JSON response and of one SSE event.
+    pub max_response_bytes: usize,
+    /// `--ca-file`: a PEM file of CA certificates that the bridge trusts besides the system's.
+    pub ca_file: Option<PathBuf>,
+    pub sign_in: SignInOptions,
+}
+
+impl UrlTarget {
+    /// The warning lines (scope `vscode`) of the command line: a `--header` with a name that
+    /// usually carries a secret. Never a value.
+    pub fn warnings(&self) -> Vec<String> {
+        headers::warnings(&self.headers)
+    }
+}
+
+/// What the command line asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "made once at the start; Serve is the variant of every run"
+)]
+pub enum Command {
+    Serve(Options),
+    Help,
+    Version,
+}
+
+/// An argument error: exit 2. The text names the option, never a value.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ArgError {
+    #[error("the option {0} is not known")]
+    Unknown(String),
+    #[error("the option {0} needs a value")]
+    MissingValue(&'static str),
+    #[error("the option {0} takes no value")]
+    NoValueAllowed(&'static str),
+    #[error("the value of the option {0} is not valid: {1}")]
+    InvalidValue(&'static str, &'static str),
+    #[error("the command after -- is missing")]
+    MissingCommand,
+    #[error("the command needs -- before it")]
+    CommandWithoutSeparator,
+    #[error("the URL form is not available in this version of the bridge: give -- and a command")]
+    UrlForm,
+    #[error("an option is not valid UTF-8")]
+    NotUtf8,
+    #[error("the URL is not valid: {0}")]
+    InvalidUrl(&'static str),
+    #[error("the option {0} applies only to the URL form, not to -- and a command")]
+    UrlOptionWithCommand(&'static str),
+    #[error("give a URL or -- and a command, not both")]
+    UrlAndCommand,
+    #[error("the option {0} follows the URL: give the options before the URL")]
+    OptionAfterUrl(&'static str),
+    #[error("an argument follows the URL: the URL is the last argument")]
+    ArgumentAfterUrl,
+    #[error("the header {name} of {option} is refused: {hint}")]
+    HeaderRefused {
+        option: &'static str,
+        name: String,
+        hint: &'static str,
+    },
+    #[error("the header {0} occurs more than one time in --header and --header-env")]
+    DuplicateHeader(String),
+    #[error("a static authorization header and the sign-in options exclude each other")]
+    AuthorizationAndSignIn,
+    #[error("the options {0} and {1} exclude each other")]
+    Excluded(&'static str, &'static str),
+    #[error("the option {0} needs {1}")]
+    Needs(&'static str, &'static str),
+    #[error("the environment variable {0} of --header-env is not set, or it is empty")]
+    HeaderEnvUnset(String),
+    #[error(
+        "the environment variable {0} of --header-env is not valid: the value is not a valid HTTP header value"
+    )]
+    HeaderEnvInvalid(String),
+    #[error("the arguments are not valid")]
+    Unparsed,
+}
+
+/// Parses the arguments after the program name.
+pub fn parse(arguments: &[OsString]) -> Result<Command, ArgError> {
+    let matches = match args::Raw::command().try_get_matches_from(arguments) {
+        Ok(matches) => matches,
+        Err(error) => return args::map_error(&error),
+    };
+    let raw = args::Raw::from_arg_matches(&matches).map_err(|e| match args::map_error(&e) {
+        Err(error) => error,
+        Ok(_) => ArgError::Unparsed,
+    })?;
+    // `--` is never the value of an option (the value parsers refuse it), so here it is the
+    // separator of the command form.
+    if arguments.iter().any(|a| a == "--") {
+        if !raw.positional.is_empty() {
+            return Err(ArgError::UrlAndCommand);
+        }
+        if let Some(option) = args::url_option_given(&matches) {
+            return Err(ArgError::UrlOptionWithCommand(option));
+        }
+        let mut command = raw.command.into_iter();
+        let program = command
+            .next()
+            .filter(|c| !c.is_empty())
+            .ok_or(ArgError::MissingCommand)?;
+        return Ok(Command::Serve(Options {
+            name: raw.name,
+            log_level: raw.log_level.unwrap_or(Level::Info),
+            discover_timeout: raw.discover_timeout.unwrap_or(DEFAULT_DISCOVER_TIMEOUT),
+            max_line_bytes: raw.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES),
+            target: Target::Command {
+                command: program,
+                args: command.collect(),
+            },
+        }));
+    }
+    let url_text = match raw.positional.first() {
+        None => return Err(ArgError::MissingCommand),
+        Some(first) => first
+            .to_str()
+            .filter(|text| text.contains("://"))
+            .ok_or(ArgError::CommandWithoutSeparator)?,
+    };
+    let url_index = matches.index_of("positional").unwrap_or_default();
+    let after = args::given(&matches, &OPTIONS)
+        .into_iter()
+        .filter(|(_, index)| *index > url_index)
+        .min_by_key(|(_, index)| *index);
+    if let Some((option, _)) = after {
+        return Err(ArgError::OptionAfterUrl(option));
+    }
+    if raw.positional.len() > 1 {
+        return Err(ArgError::ArgumentAfterUrl);
+    }
+    let url = url_rule::check_url(url_text).map_err(ArgError::InvalidUrl)?;
+    let headers = in_command_line_order(&matches, raw.header, raw.header_env);
+    headers::check_duplicates(&headers)?;
+    if headers::has_authorization(&headers) && args::sign_in_given(&matches) {
+        return Err(ArgError::AuthorizationAndSignIn);
+    }
+    let sign_in = SignInOptions {
+        client_id: raw.client_id,
+        client_issuer: raw.client_issuer,
+        client_metadata_url: raw.client_metadata_url,
+        redirect_port: raw.redirect_port.unwrap_or(sign_in::DEFAULT_REDIRECT_PORT),
+        account: raw
+            .account
+            .unwrap_or_else(|| sign_in::DEFAULT_ACCOUNT.to_owned()),
+        token_store: raw.token_store.unwrap_or_default(),
+        token_key_file: raw.token_key_file,
+        no_browser: raw.no_browser,
+        sign_in_timeout: raw
+            .sign_in_timeout
+            .unwrap_or(sign_in::DEFAULT_SIGN_IN_TIMEOUT),
+    };
+    sign_in.check()?;
+    Ok(Command::Serve(Options {
+        name: raw.name.or_else(|| Some(url_rule::host_name(&url))),
+        log_level: raw.log_level.unwrap_or(Level::Info),
+        discover_timeout: raw.discover_timeout.unwrap_or(DEFAULT_DISCOVER_TIMEOUT),
+        max_line_bytes: raw.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES),
+        target: Target::Url(UrlTarget {
+            url,
+            headers,
+            max_response_bytes: raw.max_response_bytes.unwrap_or(DEFAULT_MAX_RESPONSE_BYTES),
+            ca_file: raw.ca_file,
+            sign_in,
+        }),
+    }))
+}
+
+/// Merges `--header` and `--header-env` in the order of the command line.
+fn in_command_line_order(
+    matches: &clap::ArgMatches,
+    header: Vec<HeaderSpec>,
+    header_env: Vec<HeaderSpec>,
+) -> Vec<HeaderSpec> {
+    let indices = |id: &str| -> Vec<usize> {
+        matches
+            .indices_of(id)
+            .map(|i| i.collect())
+            .unwrap_or_default()
+    };
+    let mut all: Vec<(usize, HeaderSpec)> = indices("header")
+        .into_iter()
+        .zip(header)
+        .chain(indices("header_env").into_iter().zip(header_env))
+        .collect();
+    all.sort_by_key(|(index, _)| *index);
+    all.into_iter().map(|(_, spec)| spec).collect()
+}
+
+#[cfg(test)]
+mod tests;
