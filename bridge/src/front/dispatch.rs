@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use serde_json::{Value, json};
+use tracing::Instrument;
 
 use super::inflight::{REASON_CLIENT_CANCELED, Refused, Slot};
 use super::state::{Shared, State};
@@ -110,13 +111,11 @@ fn on_request(shared: &Arc<Shared>, id: Value, method: String, params: Option<Va
     let Some(slot) = admit(shared, &id, &method) else {
         return;
     };
-    shared.tasks.spawn(request::run_forward(
-        Arc::clone(shared),
-        slot,
-        kind,
-        params,
-        upstream,
-    ));
+    // The debug lines of the task carry the id of its request.
+    let span = log::request_span(&slot.id);
+    shared.tasks.spawn(
+        request::run_forward(Arc::clone(shared), slot, kind, params, upstream).instrument(span),
+    );
 }
 
 /// O7: `resources/subscribe` and `resources/unsubscribe` go to the owner of the listen
@@ -210,12 +209,10 @@ fn on_initialize(shared: &Arc<Shared>, id: Value, params: Option<Value>) {
         *shared.state() = State::AwaitingInit;
         return;
     };
-    shared.tasks.spawn(initialize::run_initialize(
-        Arc::clone(shared),
-        slot,
-        generation,
-        init,
-    ));
+    let span = log::request_span(&slot.id);
+    shared.tasks.spawn(
+        initialize::run_initialize(Arc::clone(shared), slot, generation, init).instrument(span),
+    );
 }
 
 fn on_notification(shared: &Arc<Shared>, method: &str, params: Option<&Value>) {
