@@ -347,3 +347,27 @@ async fn always_sse_streams_every_result() {
     let mut events = Events::of(response);
     assert_eq!(text(&events.next().await.unwrap()["result"]), "hi");
 }
+
+/// The harness's HTTPS upstream (`{"upstream":{"https":…}}` and `{"https_fixture":…}`): killed,
+/// the URL refuses connections; restarted, the same URL works again.
+#[tokio::test]
+async fn the_harness_kills_and_restarts_the_fixture_on_the_same_port() {
+    let bin = std::path::Path::new(BIN);
+    let mut fixture = harness::https::HttpsFixture::start(bin, &[]).unwrap();
+    let url = fixture.url.clone();
+    let client = ca();
+    let body = request(
+        1,
+        "tools/call",
+        json!({"name": "add", "arguments": {"a": 2, "b": 3}}),
+    );
+    let response = post(&client, &url, &body).send().await.unwrap();
+    assert_eq!(text(&json_body(response).await["result"]), "5");
+    fixture.kill().unwrap();
+    let refused = post(&client, &url, &body).send().await;
+    assert!(refused.is_err(), "{refused:?}");
+    fixture.restart().unwrap();
+    assert_eq!(fixture.url, url);
+    let response = post(&client, &url, &body).send().await.unwrap();
+    assert_eq!(text(&json_body(response).await["result"]), "5");
+}
