@@ -3,10 +3,12 @@
 //! against an upstream server that it did not write.
 //!
 //! This file maps the command line and the outcome of the run to the exit code only:
-//! 0 for a normal end (end of stdin, `--help`, `--version`, the `shutdown` tool),
+//! 0 for a normal end (end of stdin, SIGINT or SIGTERM in the HTTP mode, `--help`,
+//! `--version`, the `shutdown` tool),
 //! 2 for arguments that are not valid, 1 for an internal error. The `crash` tool exits with 3.
 mod cli;
 mod envelope;
+mod http;
 mod json;
 mod listen;
 mod log;
@@ -36,6 +38,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let bearer = match http::bearer_token(&options) {
+        Ok(bearer) => bearer,
+        Err(error) => {
+            log::error("cli", &error);
+            return ExitCode::from(2);
+        }
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -47,7 +56,11 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let outcome = runtime.block_on(stdio::serve(options));
+    let outcome = if options.listen.is_some() {
+        runtime.block_on(http::serve(options, bearer))
+    } else {
+        runtime.block_on(stdio::serve(options))
+    };
     // A read of stdin that never ends must not keep the process alive (R7).
     runtime.shutdown_background();
     match outcome {

@@ -54,6 +54,8 @@ pub enum Upstream {
     Command(Vec<String>),
     /// No `--` and no command: `args` is the whole argument list (tests of the command line).
     None,
+    /// `bridge-fixture-server --listen 127.0.0.1:0` reached by its URL (https.rs).
+    Https(crate::https::Https),
 }
 
 /// Options of the scripted upstream.
@@ -139,6 +141,8 @@ pub enum Action {
     UpstreamSendRaw(String),
     UpstreamExit(i32),
     UpstreamCloseStdout,
+    /// Kills or restarts the HTTPS fixture (https.rs).
+    HttpsFixture(crate::https::Step),
     UpstreamExpectEof {
         within_ms: Option<u64>,
     },
@@ -327,11 +331,12 @@ fn parse_upstream(v: &Value) -> Result<Upstream, String> {
                     Ok(Upstream::Command(cmd))
                 }
                 "scripted" => parse_scripted(body).map(Upstream::Scripted),
+                "https" => crate::https::parse(body).map(Upstream::Https),
                 other => Err(format!("unknown upstream '{other}'")),
             }
         }
         _ => Err(
-            "upstream is \"fixture\", \"scripted\", \"none\", or {fixture|command|scripted: …}"
+            "upstream is \"fixture\", \"scripted\", \"none\", or {fixture|command|scripted|https: …}"
                 .into(),
         ),
     }
@@ -468,6 +473,10 @@ fn parse_action(key: &str, mut obj: Map<String, Value>) -> Result<Action, String
         "upstream_close_stdout" => {
             check(&obj, &[])?;
             Action::UpstreamCloseStdout
+        }
+        "https_fixture" => {
+            check(&obj, &[])?;
+            Action::HttpsFixture(crate::https::parse_step(&body)?)
         }
         "upstream_expect_eof" => {
             check(&obj, &["within_ms"])?;

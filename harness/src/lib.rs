@@ -14,6 +14,7 @@
 //! | `schema` | the schema check of a frame against its own definition |
 //! | `process` | the bridge process, signals, the process tree |
 //! | `relay`, `upstream` | the scripted upstream and the tap of the fixture |
+//! | `https` | the HTTPS fixture as the upstream (the URL form), killed or restarted by a step |
 //! | `client`, `profile` | the simulator's steps and VS Code's / Copilot's frames |
 //! | `vscode` | VS Code's tool ids and draft-07 check |
 //! | `crowd` | many bridges at once (B33) |
@@ -22,6 +23,7 @@ pub mod cli;
 pub mod client;
 pub mod crowd;
 pub mod format;
+pub mod https;
 pub mod invariants;
 pub mod pattern;
 pub mod process;

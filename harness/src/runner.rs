@@ -250,6 +250,18 @@ async fn execute(s: &mut Session, action: &Action) -> Result<(), Failure> {
                 .await
                 .map_err(Failure::msg)
         }
+        Action::HttpsFixture(step) => {
+            s.note(format!("the HTTPS fixture: {step:?}"));
+            let fixture = s
+                .https
+                .as_mut()
+                .ok_or_else(|| Failure::msg("no HTTPS fixture (upstream https)"))?;
+            match step {
+                crate::https::Step::Kill => fixture.kill(),
+                crate::https::Step::Restart => fixture.restart(),
+            }
+            .map_err(Failure::msg)
+        }
         Action::UpstreamCloseStdout => s
             .upstream
             .as_ref()

@@ -66,6 +66,8 @@ pub struct Session {
     pub setup: Setup,
     pub bridge: Bridge,
     pub upstream: Option<ScriptedUpstream>,
+    /// The HTTPS fixture of `{"upstream":{"https":…}}`, killed when the session ends.
+    pub https: Option<crate::https::HttpsFixture>,
     pub checker: Arc<Mutex<Checker>>,
     pub caps: Captures,
     /// Frames toward VS Code read but not consumed yet (a client step stashes them).
@@ -100,6 +102,7 @@ impl Session {
         };
         let mut args: Vec<String> = setup.args.iter().map(subst).collect();
         let mut up = None;
+        let mut https = None;
         match &setup.upstream {
             Upstream::Fixture(extra) if setup.tap => {
                 // The tap: the relay runs the fixture and shows the runner every frame.
@@ -134,6 +137,12 @@ impl Session {
                 up = Some(s);
             }
             Upstream::None => {}
+            Upstream::Https(opts) => {
+                let extra: Vec<String> = opts.args.iter().map(subst).collect();
+                let fixture = crate::https::HttpsFixture::start(&bins.fixture, &extra)?;
+                args.extend(opts.bridge_args(&fixture.url));
+                https = Some(fixture);
+            }
         }
         let bridge = Bridge::spawn(&bins.bridge, &args, &setup.env, tag)?;
         let sim = Sim {
@@ -148,6 +157,7 @@ impl Session {
             setup,
             bridge,
             upstream: up,
+            https,
             checker,
             caps: Captures::new(),
             pending: VecDeque::new(),

@@ -1,0 +1,192 @@
+//! The HTTP mode (`--listen <ip>:<port>`): the fixture over Streamable HTTP of revision
+//! 2026-07-28 at `/mcp`, with TLS from the embedded test PKI unless `--plain-http`.
+//!
+//! The MCP side is rmcp's `StreamableHttpService` in its stateless mode, which serves
+//! 2026-07-28 per request: the same `ServerHandler` ([`Fixture`]) and the same [`State`] as on
+//! stdio, one handler for both transports. rmcp checks the `_meta` envelope, the
+//! `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers against the body (400, -32020),
+//! the body limit (413), answers a notification with 202, and cancels a request whose response
+//! stream the client closes. [`gate`] adds what is the fixture's own: POST only, the bearer
+//! token, the listen statuses.
+mod gate;
+mod tls;
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU32;
+use std::time::Duration;
+
+use axum::Router;
+use axum::http::StatusCode;
+use axum::middleware::from_fn_with_state;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio_util::sync::CancellationToken;
+
+use crate::cli::Options;
+use crate::log;
+use crate::server::Fixture;
+use crate::state::State;
+
+/// The path of the MCP endpoint.
+pub const PATH: &str = "/mcp";
+/// The interval of the SSE comment lines that keep a quiet stream open.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+/// How long the stop waits for the responses in flight.
+const STOP_WAIT: Duration = Duration::from_secs(1);
+
+/// The token of `--bearer-env VAR`: an unset or empty variable is an argument error (exit 2).
+pub fn bearer_token(options: &Options) -> Result<Option<String>, String> {
+    let Some(var) = &options.bearer_env else {
+        return Ok(None);
+    };
+    match std::env::var(var) {
+        Ok(token) if !token.is_empty() => Ok(Some(token)),
+        _ => Err(format!(
+            "--bearer-env names the variable {var}, which is not set or empty"
+        )),
+    }
+}
+
+/// Serves until SIGINT or SIGTERM (or the tools `crash` and `shutdown`).
+pub async fn serve(options: Options, bearer: Option<String>) -> Result<(), String> {
+    let address = options
+        .listen
+        .ok_or_else(|| "the HTTP mode needs --listen".to_string())?;
+    let listener = std::net::TcpListener::bind(address)
+        .map_err(|e| format!("cannot listen on {address}: {e}"))?;
+    let local = listener
+        .local_addr()
+        .map_err(|e| format!("cannot read the address of the listener: {e}"))?;
+    let tls = if options.plain_http {
+        None
+    } else {
+        Some(tls::config(options.untrusted)?)
+    };
+    let stop = CancellationToken::new();
+    let state = Arc::new(State::new(options.clone()));
+    let app = router(&options, local, bearer, Arc::clone(&state), &stop);
+    let handle = axum_server::Handle::new();
+    let server = match tls {
+        Some(config) => {
+            let config = axum_server::tls_rustls::RustlsConfig::from_config(config);
+            let server = axum_server::from_tcp_rustls(listener, config)
+                .map_err(|e| format!("cannot serve on {local}: {e}"))?
+                .handle(handle.clone());
+            tokio::spawn(server.serve(app.into_make_service()))
+        }
+        None => {
+            let server = axum_server::from_tcp(listener)
+                .map_err(|e| format!("cannot serve on {local}: {e}"))?
+                .handle(handle.clone());
+            tokio::spawn(server.serve(app.into_make_service()))
+        }
+    };
+    announce(&url(&options, local))?;
+    let mut server = server;
+    tokio::select! {
+        outcome = &mut server => return ended(local, outcome),
+        () = signalled() => {}
+    }
+    // The listen streams end with their result and the work in flight stops (as at the end
+    // of stdin); the connections get STOP_WAIT to finish, then rmcp's streams are cut.
+    log::info("http", "stopping: the listen streams end with their result");
+    state.lifecycle.input_ended();
+    handle.graceful_shutdown(Some(STOP_WAIT));
+    let outcome = tokio::time::timeout(STOP_WAIT * 2, &mut server).await;
+    stop.cancel();
+    match outcome {
+        Ok(outcome) => ended(local, outcome),
+        Err(_) => Ok(()),
+    }
+}
+
+fn ended(
+    local: SocketAddr,
+    outcome: Result<std::io::Result<()>, tokio::task::JoinError>,
+) -> Result<(), String> {
+    match outcome {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(e)) => Err(format!("the server on {local} failed: {e}")),
+        Err(e) => Err(format!("the server on {local} stopped: {e}")),
+    }
+}
+
+/// `https://<ip>:<port>/mcp` (or `http://`), `[::1]` in brackets.
+fn url(options: &Options, local: SocketAddr) -> String {
+    let scheme = if options.plain_http { "http" } else { "https" };
+    format!("{scheme}://{local}{PATH}")
+}
+
+/// The first stdout line, flushed: the tests read the URL from it.
+fn announce(url: &str) -> Result<(), String> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(format!("listening {url}\n").as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| format!("cannot write the listening line: {e}"))
+}
+
+fn router(
+    options: &Options,
+    local: SocketAddr,
+    bearer: Option<String>,
+    state: Arc<State>,
+    stop: &CancellationToken,
+) -> Router {
+    let hosts = [
+        "localhost".to_string(),
+        "127.0.0.1".to_string(),
+        "::1".to_string(),
+        "fixture.test".to_string(),
+        local.ip().to_string(),
+    ];
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(false)
+        .with_json_response(!options.always_sse)
+        .with_max_request_body_bytes(gate::MAX_BODY_BYTES)
+        .with_allowed_hosts(hosts)
+        .with_stateless_protocol_metadata_required(true)
+        .with_sse_keep_alive(Some(KEEP_ALIVE))
+        .with_cancellation_token(stop.child_token());
+    let mcp = StreamableHttpService::new(
+        move || Ok(Fixture::new(Arc::clone(&state))),
+        Arc::new(NeverSessionManager::default()),
+        config,
+    );
+    let gate = Arc::new(gate::Gate {
+        bearer,
+        listen_status: options.listen_status.and_then(|(code, count)| {
+            StatusCode::from_u16(code)
+                .ok()
+                .map(|status| (status, AtomicU32::new(count)))
+        }),
+    });
+    Router::new()
+        .route_service(PATH, mcp)
+        .route_layer(from_fn_with_state(gate, gate::check))
+        .fallback(|| async { (StatusCode::NOT_FOUND, "Not Found: the MCP endpoint is /mcp") })
+}
+
+/// SIGINT, or SIGTERM on POSIX.
+async fn signalled() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

@@ -1,0 +1,258 @@
+//! The HTTPS fixture as the upstream of a transcript: `{"upstream":{"https":[…]}}` starts
+//! `bridge-fixture-server --listen 127.0.0.1:0 <args>`, reads its `listening <url>` line, and
+//! the bridge gets `[--ca-file <certs/ca.crt>] <url>` instead of `-- <command>`. The step
+//! `{"https_fixture":"kill"}` kills the fixture mid-run, `{"https_fixture":"restart"}` starts it
+//! again on the same port (same URL). The fixture is killed when the transcript ends.
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::time::Duration;
+
+/// The longest wait for the `listening` line.
+const LISTEN_WAIT: Duration = Duration::from_secs(10);
+
+/// Which CA the bridge trusts through `--ca-file`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Ca {
+    /// `certs/ca.crt`, the CA of the fixture's default certificate.
+    #[default]
+    Trusted,
+    /// `certs/untrusted-ca.crt`, the CA of `--untrusted`.
+    Untrusted,
+    /// No `--ca-file`: the system's CAs only (an untrusted certificate).
+    None,
+}
+
+/// The setup of an HTTPS upstream.
+#[derive(Debug, Clone, Default)]
+pub struct Https {
+    /// The arguments of the fixture after `--listen 127.0.0.1:<port>`.
+    pub args: Vec<String>,
+    pub ca: Ca,
+}
+
+/// The folder of the test PKI (`certs/` of the workspace).
+pub fn certs_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("certs")
+}
+
+impl Https {
+    /// The bridge arguments that name the upstream: `[--ca-file <file>] <url>`.
+    pub fn bridge_args(&self, url: &str) -> Vec<String> {
+        let file = match self.ca {
+            Ca::Trusted => Some("ca.crt"),
+            Ca::Untrusted => Some("untrusted-ca.crt"),
+            Ca::None => None,
+        };
+        let mut args = Vec::new();
+        if let Some(file) = file {
+            args.push("--ca-file".into());
+            args.push(certs_dir().join(file).to_string_lossy().into_owned());
+        }
+        args.push(url.to_string());
+        args
+    }
+}
+
+/// A running HTTPS fixture.
+pub struct HttpsFixture {
+    bin: PathBuf,
+    args: Vec<String>,
+    /// `127.0.0.1:<port>`: a restart listens on the same port.
+    address: String,
+    pub url: String,
+    child: Option<(Child, ChildStdout)>,
+}
+
+impl HttpsFixture {
+    /// Starts the fixture on a free port of 127.0.0.1.
+    pub fn start(bin: &Path, args: &[String]) -> Result<Self, String> {
+        let (child, stdout, url) = spawn(bin, "127.0.0.1:0", args)?;
+        let address = url
+            .split("://")
+            .nth(1)
+            .and_then(|rest| rest.split('/').next())
+            .ok_or_else(|| format!("the fixture listens on a URL without a host: {url}"))?
+            .to_string();
+        Ok(Self {
+            bin: bin.to_path_buf(),
+            args: args.to_vec(),
+            address,
+            url,
+            child: Some((child, stdout)),
+        })
+    }
+
+    /// Kills the fixture (SIGKILL) and waits for it.
+    pub fn kill(&mut self) -> Result<(), String> {
+        let Some((mut child, _)) = self.child.take() else {
+            return Err("the HTTPS fixture is not running".into());
+        };
+        let _ = child.kill();
+        child
+            .wait()
+            .map(|_| ())
+            .map_err(|e| format!("cannot wait for the HTTPS fixture: {e}"))
+    }
+
+    /// Starts the fixture again on the same port, after killing it if it runs.
+    pub fn restart(&mut self) -> Result<(), String> {
+        if self.child.is_some() {
+            self.kill()?;
+        }
+        let (child, stdout, url) = spawn(&self.bin, &self.address, &self.args)?;
+        if url != self.url {
+            return Err(format!(
+                "the restarted fixture listens on {url}, not {}",
+                self.url
+            ));
+        }
+        self.child = Some((child, stdout));
+        Ok(())
+    }
+}
+
+impl Drop for HttpsFixture {
+    fn drop(&mut self) {
+        if let Some((mut child, _)) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Spawns the fixture and reads its first stdout line, `listening <url>`.
+fn spawn(
+    bin: &Path,
+    listen: &str,
+    args: &[String],
+) -> Result<(Child, ChildStdout, String), String> {
+    let mut child = Command::new(bin)
+        .args(["--listen", listen])
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", bin.display()))?;
+    let Some(stdout) = child.stdout.take() else {
+        let _ = child.kill();
+        return Err("the HTTPS fixture has no stdout".into());
+    };
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut reader = BufReader::new(stdout);
+        let mut line = String::new();
+        let read = reader.read_line(&mut line);
+        let _ = sender.send((read.map(|_| line), reader.into_inner()));
+    });
+    let outcome = receiver.recv_timeout(LISTEN_WAIT);
+    let (line, stdout) = match outcome {
+        Ok((Ok(line), stdout)) => (line, stdout),
+        Ok((Err(e), _)) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("cannot read the stdout of the HTTPS fixture: {e}"));
+        }
+        Err(_) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!(
+                "the HTTPS fixture printed no `listening` line in {} s",
+                LISTEN_WAIT.as_secs()
+            ));
+        }
+    };
+    match line.trim_end().strip_prefix("listening ") {
+        Some(url) => Ok((child, stdout, url.to_string())),
+        None => {
+            let _ = child.kill();
+            let _ = child.wait();
+            Err(format!("the first line of the HTTPS fixture is {line:?}"))
+        }
+    }
+}
+
+/// Reads `{"https": [args…]}` or `{"https": {"args": [args…], "ca": "trusted"|"untrusted"|"none"}}`.
+pub fn parse(body: &serde_json::Value) -> Result<Https, String> {
+    let strings = |v: &serde_json::Value| -> Result<Vec<String>, String> {
+        v.as_array()
+            .ok_or("https args must be an array of strings")?
+            .iter()
+            .map(|s| {
+                s.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| "https args must be strings".to_string())
+            })
+            .collect()
+    };
+    match body {
+        serde_json::Value::Array(_) => Ok(Https {
+            args: strings(body)?,
+            ca: Ca::Trusted,
+        }),
+        serde_json::Value::Object(o) => {
+            let mut https = Https::default();
+            for (key, value) in o {
+                match key.as_str() {
+                    "args" => https.args = strings(value)?,
+                    "ca" => {
+                        https.ca = match value.as_str() {
+                            Some("trusted") => Ca::Trusted,
+                            Some("untrusted") => Ca::Untrusted,
+                            Some("none") => Ca::None,
+                            _ => {
+                                return Err(
+                                    "https ca is \"trusted\", \"untrusted\" or \"none\"".into()
+                                );
+                            }
+                        }
+                    }
+                    other => return Err(format!("unknown member '{other}' of https")),
+                }
+            }
+            Ok(https)
+        }
+        _ => Err("https is an array of fixture arguments or {args, ca}".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn reads_both_forms() {
+        let https = parse(&json!(["--bearer-env", "T"])).unwrap_or_default();
+        assert_eq!(https.args, ["--bearer-env", "T"]);
+        assert_eq!(https.ca, Ca::Trusted);
+        let https = parse(&json!({"args": ["--untrusted"], "ca": "untrusted"})).unwrap_or_default();
+        assert_eq!(https.ca, Ca::Untrusted);
+        let args = https.bridge_args("https://127.0.0.1:1/mcp");
+        assert_eq!(args[0], "--ca-file");
+        assert!(args[1].ends_with("untrusted-ca.crt"));
+        assert_eq!(args[2], "https://127.0.0.1:1/mcp");
+        assert!(parse(&json!({"ca": "x"})).is_err());
+        assert!(parse(&json!("x")).is_err());
+    }
+}
+
+/// A step of a transcript on the HTTPS fixture: `{"https_fixture":"kill"}` or
+/// `{"https_fixture":"restart"}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    Kill,
+    Restart,
+}
+
+/// Reads the body of `https_fixture`.
+pub fn parse_step(body: &serde_json::Value) -> Result<Step, String> {
+    match body.as_str() {
+        Some("kill") => Ok(Step::Kill),
+        Some("restart") => Ok(Step::Restart),
+        _ => Err("https_fixture is \"kill\" or \"restart\"".into()),
+    }
+}
