@@ -5,6 +5,7 @@
 //! inherits the bridge's stderr, so stderr ends only when every process holding it is gone.
 #![allow(dead_code)]
 
+pub mod skip;
 pub mod values;
 
 use std::io::{BufRead, BufReader, Read, Write};
