@@ -1,9 +1,38 @@
 #!/usr/bin/env bash
 # The test command of the README: format, lints, a check for Windows, every test of the
 # workspace, then every transcript. One debug build serves all steps.
+#
+# Skips: a check that cannot run here (no ../shared/spec, no interop peer, no Windows target)
+# writes one line "SKIPPED: <why>" to stderr and to the file of MCP_SKIP_LOG (harness/src/skip.rs,
+# bridge/tests/support/skip.rs); the last line of this script names every skip. Under CI (CI set
+# to anything but empty, 0 or false) a missing ../shared/spec or interop peer is a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 spec="${MCP_SPEC_DIR:-../shared/spec}"
+in_ci() { case "${CI:-}" in "" | 0 | false) return 1 ;; *) return 0 ;; esac; }
+MCP_SKIP_LOG="$(mktemp "${TMPDIR:-/tmp}/mcp-skips.XXXXXX")"
+export MCP_SKIP_LOG
+summary() {
+  local status=$? skips n
+  skips="$(sort -u "$MCP_SKIP_LOG" | sed 's/^SKIPPED: //' | paste -sd ';' - | sed 's/;/; /g')"
+  n="$(sort -u "$MCP_SKIP_LOG" | grep -c . || true)"
+  rm -f "$MCP_SKIP_LOG"
+  if [ "$status" -eq 0 ]; then result=passed; else result="FAILED (exit $status)"; fi
+  if [ "$n" -eq 0 ]; then
+    echo "== summary: $result, nothing skipped"
+  else
+    echo "== summary: $result, $n skipped: $skips"
+  fi
+}
+trap summary EXIT
+skipped() { echo "SKIPPED: $1" | tee -a "$MCP_SKIP_LOG" >&2; }
+if [ ! -f "$spec/2026-07-28/schema/schema.json" ] || [ ! -f "$spec/2025-11-25/schema/schema.json" ]; then
+  if in_ci; then
+    echo "ci/test.sh: no schemas in $spec (2025-11-25/ and 2026-07-28/): under CI a failure, not a skip" >&2
+    exit 1
+  fi
+  skipped "ci/test.sh: no schemas in $spec: the schema checks of the transcripts and tests"
+fi
 echo "== rustfmt"
 cargo fmt --all -- --check
 echo "== clippy"
@@ -14,7 +43,8 @@ if rustup target add x86_64-pc-windows-gnu >/dev/null 2>&1; then
   echo "== check for Windows"
   cargo check -p mcp-bridge-vscode --target x86_64-pc-windows-gnu --locked
 else
-  echo "== check for Windows: skipped (rustup cannot add the target x86_64-pc-windows-gnu)"
+  echo "== check for Windows: skipped"
+  skipped "ci/test.sh: the check for Windows (rustup cannot add the target x86_64-pc-windows-gnu)"
 fi
 echo "== build"
 cargo build --workspace --all-targets --locked
@@ -24,5 +54,6 @@ echo "== transcripts"
 if [ -d "$spec" ]; then
   target/debug/harness --schemas "$spec" transcripts/
 else
+  # Outside CI only (checked above): the harness records the skip itself.
   target/debug/harness transcripts/
 fi

@@ -3,9 +3,13 @@
 //! `../../shared/spec` (never copied). Frames toward VS Code must be valid 2025-11-25 messages;
 //! values toward the upstream server must be valid 2026-07-28 values; the hand-written shape
 //! checks must agree with the schemas (where the bridge is stricter, the test says so).
-//! Without the schema folder, each test says that it skipped its check.
+//! Without the schema folder, each test says that it skipped its check (support/skip.rs); under
+//! CI it fails.
 
 use std::path::PathBuf;
+
+#[path = "support/skip.rs"]
+mod skip;
 
 use jsonschema::Validator;
 use mcp_bridge_vscode::front::client_requests::request_frame;
@@ -25,15 +29,24 @@ use mcp_bridge_vscode::input::texts::cancelled;
 use mcp_bridge_vscode::translate::errors::Cause;
 use serde_json::{Value, json};
 
+/// `../shared/spec` of the workspace, or `MCP_SPEC_DIR` (relative to the workspace) as in
+/// ci/test.sh.
 fn spec_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/spec")
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    match std::env::var_os("MCP_SPEC_DIR") {
+        Some(dir) => root.join(dir),
+        None => root.join("../shared/spec"),
+    }
 }
 
 /// A validator for one definition of a revision's schema, or `None` (skipped) without it.
 fn def(revision: &str, name: &str) -> Option<Validator> {
     let path = spec_dir().join(revision).join("schema/schema.json");
     let Ok(text) = std::fs::read_to_string(&path) else {
-        eprintln!("skipped the schema check: no {}", path.display());
+        skip::skip(&format!(
+            "bridge input_schema_conformance: no {}",
+            path.display()
+        ));
         return None;
     };
     let mut schema: Value = serde_json::from_str(&text).expect("schema.json is JSON");

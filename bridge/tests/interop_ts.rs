@@ -39,8 +39,7 @@ fn run_driver(packages: &[&str], script: &str, args: &[PathBuf]) -> Option<serde
     if let Some(package) = missing {
         let why =
             format!("@modelcontextprotocol/{package} is not installed (run ci/install-peers.sh)");
-        assert!(std::env::var_os("CI").is_none(), "{why}");
-        println!("skipped: {why}");
+        support::skip::skip(&format!("bridge interop_ts: {why}"));
         return None;
     }
     let mut child = match Command::new("node")
@@ -53,8 +52,7 @@ fn run_driver(packages: &[&str], script: &str, args: &[PathBuf]) -> Option<serde
     {
         Ok(child) => child,
         Err(e) => {
-            assert!(std::env::var_os("CI").is_none(), "node does not start: {e}");
-            println!("skipped: node does not start ({e})");
+            support::skip::skip(&format!("bridge interop_ts: node does not start ({e})"));
             return None;
         }
     };

@@ -108,7 +108,15 @@ async fn run(args: Args) -> Result<bool, String> {
             legacy: Some(Arc::new(SchemaSet::load(dir, LEGACY)?)),
             modern: Some(Arc::new(SchemaSet::load(dir, MODERN)?)),
         },
-        // The suite's summary says that the checks were skipped.
+        // Under CI a missing schema check is a failure; elsewhere the suite's summary says that
+        // the checks were skipped (and ci/test.sh lists the skip).
+        None if crate::skip::in_ci() => {
+            return Err(
+                "under CI the transcripts need --schemas DIR (the schema checks of every \
+                        frame); a missing ../shared/spec is a failure, not a skip"
+                    .into(),
+            );
+        }
         None => Schemas::default(),
     };
     let jobs = args

@@ -154,12 +154,21 @@ pub enum Action {
         name: String,
         tree: bool,
     },
+    /// The exit within the bound: with `code` (`None`: any), or, with `signal`, killed by that
+    /// signal (TERM, KILL or INT) without an exit code.
     ExpectExit {
         code: Option<i32>,
+        signal: Option<String>,
         within_ms: Option<u64>,
     },
     ExpectStderr {
         regex: String,
+        within_ms: Option<u64>,
+    },
+    /// Lines that match these regexes, in this order: the first line that matches each regex
+    /// comes after the first line that matches the regex before it.
+    ExpectStderrOrder {
+        regexes: Vec<String>,
         within_ms: Option<u64>,
     },
     ForbidStderr(String),
@@ -507,16 +516,23 @@ fn parse_action(key: &str, mut obj: Map<String, Value>) -> Result<Action, String
         }
         "expect_exit" => {
             check(&obj, &["within_ms"])?;
-            let code = match body {
-                Value::Null => None,
-                v => Some(
-                    v.as_i64()
-                        .and_then(|c| i32::try_from(c).ok())
-                        .ok_or("an exit code")?,
+            let (code, signal) = match body {
+                Value::Null => (None, None),
+                Value::String(name) if ["TERM", "KILL", "INT"].contains(&name.as_str()) => {
+                    (None, Some(name))
+                }
+                v => (
+                    Some(
+                        v.as_i64()
+                            .and_then(|c| i32::try_from(c).ok())
+                            .ok_or("an exit code, null, or a signal: TERM, KILL or INT")?,
+                    ),
+                    None,
                 ),
             };
             Action::ExpectExit {
                 code,
+                signal,
                 within_ms: within(&obj)?,
             }
         }
@@ -526,6 +542,20 @@ fn parse_action(key: &str, mut obj: Map<String, Value>) -> Result<Action, String
             regex::Regex::new(&regex).map_err(|e| e.to_string())?;
             Action::ExpectStderr {
                 regex,
+                within_ms: within(&obj)?,
+            }
+        }
+        "expect_stderr_order" => {
+            check(&obj, &["within_ms"])?;
+            let regexes = strings(&body, "expect_stderr_order")?;
+            if regexes.len() < 2 {
+                return Err("an array of two regexes or more".into());
+            }
+            for r in &regexes {
+                regex::Regex::new(r).map_err(|e| e.to_string())?;
+            }
+            Action::ExpectStderrOrder {
+                regexes,
                 within_ms: within(&obj)?,
             }
         }
@@ -660,6 +690,39 @@ mod tests {
         );
         assert!(p(r#"{"upstream_reply":{"result":{},"error":{}}}"#).is_err());
         assert!(p(r#"{"expect_stderr":"("}"#).is_err());
+        assert!(p(r#"{"expect_stderr_order":["^a$"]}"#).is_err());
+        assert!(p(r#"{"expect_stderr_order":["^a$","("]}"#).is_err());
+        assert!(p(r#"{"expect_exit":"HUP"}"#).is_err());
+    }
+
+    #[test]
+    fn exit_by_signal_and_ordered_stderr() {
+        let t = p(r#"{"expect_exit":"TERM","within_ms":3000}
+{"expect_exit":null}
+{"expect_exit":1}
+{"expect_stderr_order":["^a$","^b$"],"within_ms":2000}
+"#)
+        .unwrap();
+        assert!(matches!(&t.steps[0].action,
+            Action::ExpectExit { code: None, signal: Some(s), within_ms: Some(3000) } if s == "TERM"));
+        assert!(matches!(
+            &t.steps[1].action,
+            Action::ExpectExit {
+                code: None,
+                signal: None,
+                ..
+            }
+        ));
+        assert!(matches!(
+            &t.steps[2].action,
+            Action::ExpectExit {
+                code: Some(1),
+                signal: None,
+                ..
+            }
+        ));
+        assert!(matches!(&t.steps[3].action,
+            Action::ExpectStderrOrder { regexes, within_ms: Some(2000) } if regexes.len() == 2));
     }
 
     #[test]

@@ -33,6 +33,7 @@ pub mod report;
 pub mod runner;
 pub mod schema;
 pub mod session;
+pub mod skip;
 pub mod suite;
 pub mod upstream;
 pub mod vscode;

@@ -9,6 +9,10 @@
 //! - Typed wildcards: `"<any>"`, `"<present>"`, `"<string>"`, `"<number>"`, `"<integer>"`,
 //!   `"<boolean>"`, `"<null>"`, `"<object>"`, `"<array>"`, `"<uuid>"`, and `"<re:REGEX>"` for a
 //!   string that matches REGEX.
+//! - `"<not:VALUE>"`: any present value that differs from VALUE: `${name}` alone is the captured
+//!   value (its type kept), text that is JSON is that JSON value (`<not:0>` is the integer 0),
+//!   other text is a string (with `${name}` references replaced). `"<not:VALUE@name>"` also
+//!   binds the actual value to `name` (a capture name: letters, digits, `_`, `-`).
 //! - Captures: `"<TYPE@name>"` matches like `"<TYPE>"` and binds the actual value to `name`;
 //!   `"${name}"` stands for the bound value (the whole value when the string is only the
 //!   reference, else its text inside the string). A name bound twice must keep its value.
@@ -48,6 +52,8 @@ enum Wild {
     Type(&'static str),
     Uuid,
     Regex(String),
+    /// Present and different from the value of the text (resolved against the captures).
+    Not(String),
 }
 
 /// Reads `"<...>"` as a wildcard with its optional capture name. Strings that are not one of the
@@ -56,6 +62,17 @@ fn wildcard(s: &str) -> Option<(Wild, Option<&str>)> {
     let inner = s.strip_prefix('<')?.strip_suffix('>')?;
     if let Some(re) = inner.strip_prefix("re:") {
         return Some((Wild::Regex(re.to_string()), None));
+    }
+    if let Some(text) = inner.strip_prefix("not:") {
+        let is_name = |n: &str| {
+            !n.is_empty()
+                && n.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        };
+        return Some(match text.rsplit_once('@') {
+            Some((value, name)) if is_name(name) => (Wild::Not(value.to_string()), Some(name)),
+            _ => (Wild::Not(text.to_string()), None),
+        });
     }
     let (kind, name) = match inner.split_once('@') {
         Some((k, n)) if !n.is_empty() => (k, Some(n)),
@@ -274,6 +291,16 @@ fn match_wild(
             })?;
             a.as_str().is_some_and(|s| re.is_match(s))
         }
+        (Wild::Not(text), Some(a)) => {
+            let other = not_value(text, caps).map_err(|reason| Mismatch {
+                pointer: ptr.to_string(),
+                reason,
+            })?;
+            if same(&other, a) {
+                return fail(ptr, format!("expected a value other than {other}, got {a}"));
+            }
+            true
+        }
     };
     let Some(actual) = actual else { return Ok(()) };
     if !ok {
@@ -295,6 +322,26 @@ fn match_wild(
         }
     }
     Ok(())
+}
+
+/// The value that `<not:TEXT>` excludes: a capture alone keeps its type, JSON text is that
+/// value, other text is a string.
+fn not_value(text: &str, caps: &Captures) -> Result<Value, String> {
+    if text.starts_with("${") {
+        return substitute_str(text, caps);
+    }
+    if let Ok(v) = serde_json::from_str::<Value>(text) {
+        return Ok(v);
+    }
+    substitute_str(text, caps)
+}
+
+/// Equality with numbers compared by value (1 and 1.0), never across types.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
+        _ => a == b,
+    }
 }
 
 #[cfg(test)]
@@ -364,6 +411,28 @@ mod tests {
         assert!(m(json!("<uuid>"), json!("b-1")).is_err());
         assert!(m(json!("<re:^b-[0-9]+$>"), json!("b-12")).is_ok());
         assert!(m(json!("<re:^b-[0-9]+$>"), json!(12)).is_err());
+    }
+
+    #[test]
+    fn not_excludes_a_literal_or_a_captured_value() {
+        let uuid = "3f1c2e0a-8d0b-4f7e-9a51-6c2d1b7e9f10";
+        assert!(m(json!(format!("<not:{uuid}>")), json!(uuid)).is_err());
+        assert!(m(json!(format!("<not:{uuid}>")), json!(2)).is_ok());
+        // JSON text is that value: the integer 0, not the string "0".
+        assert!(m(json!("<not:0>"), json!(0)).is_err());
+        assert!(m(json!("<not:0>"), json!(0.0)).is_err());
+        assert!(m(json!("<not:0>"), json!("0")).is_ok());
+        assert!(m(json!({"a":"<not:0>"}), json!({})).is_err());
+        // A capture keeps its type; the actual value can be bound too.
+        let mut c = Captures::new();
+        c.insert("up1".into(), json!(3));
+        assert!(matches(&json!("<not:${up1}@up2>"), &json!(3), &mut c).is_err());
+        assert!(!c.contains_key("up2"));
+        assert!(matches(&json!("<not:${up1}@up2>"), &json!(4), &mut c).is_ok());
+        assert_eq!(c["up2"], json!(4));
+        assert!(matches(&json!("<not:${nope}>"), &json!(4), &mut c).is_err());
+        // An `@` that does not start a capture name is part of the text.
+        assert!(m(json!("<not:a@b.c>"), json!("a@b.c")).is_err());
     }
 
     #[test]

@@ -266,6 +266,15 @@ pub fn kill_tree(tag: &str) {
 }
 
 /// Describes an exit status: `code 0` or `signal 9`.
+/// The number of a signal that transcripts name (the same on Linux and macOS).
+pub fn signal_number(name: &str) -> i32 {
+    match name {
+        "KILL" => 9,
+        "INT" => 2,
+        _ => 15,
+    }
+}
+
 pub fn describe(status: &ExitStatus) -> String {
     use std::os::unix::process::ExitStatusExt;
     match (status.code(), status.signal()) {

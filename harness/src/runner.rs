@@ -316,11 +316,43 @@ async fn execute(s: &mut Session, action: &Action) -> Result<(), Failure> {
             s.bridge.signal(name, *tree);
             Ok(())
         }
-        Action::ExpectExit { code, within_ms } => expect_exit(s, *code, s.bound(*within_ms)).await,
+        Action::ExpectExit {
+            code,
+            signal,
+            within_ms,
+        } => {
+            expect_exit(s, *code, s.bound(*within_ms)).await?;
+            match signal {
+                Some(name) => expect_signal(s, name),
+                None => Ok(()),
+            }
+        }
         Action::ExpectStderr { regex, within_ms } => {
             let re = regex::Regex::new(regex).map_err(|e| Failure::msg(e.to_string()))?;
             let bound = s.bound(*within_ms);
             s.wait_stderr(&re, bound).await.map(|_| ())
+        }
+        Action::ExpectStderrOrder { regexes, within_ms } => {
+            let bound = s.bound(*within_ms);
+            let deadline = Instant::now() + bound;
+            let mut previous: Option<(usize, &String)> = None;
+            for regex in regexes {
+                let re = regex::Regex::new(regex).map_err(|e| Failure::msg(e.to_string()))?;
+                let left = deadline.saturating_duration_since(Instant::now());
+                let (at, line) = s.wait_stderr_at(&re, left).await?;
+                if let Some((before, prev)) = previous
+                    && at <= before
+                {
+                    return Err(Failure::msg(format!(
+                        "stderr out of order: the line {line:?} (line {}) matches /{regex}/, \
+                         and it comes before the first line that matches /{prev}/ (line {})",
+                        at + 1,
+                        before + 1
+                    )));
+                }
+                previous = Some((at, regex));
+            }
+            Ok(())
         }
         Action::ForbidStderr(regex) => {
             let re = regex::Regex::new(regex).map_err(|e| Failure::msg(e.to_string()))?;
@@ -434,6 +466,21 @@ pub fn assign(
         }
     }
     None
+}
+
+/// `expect_exit` with a signal name: the bridge (already exited) was killed by that signal.
+fn expect_signal(s: &Session, name: &str) -> Result<(), Failure> {
+    use std::os::unix::process::ExitStatusExt;
+    let want = process::signal_number(name);
+    let status = s.bridge.exit.map(|(status, _)| status);
+    match status {
+        Some(st) if st.code().is_none() && st.signal() == Some(want) => Ok(()),
+        Some(st) => Err(Failure::msg(format!(
+            "expected the bridge to be killed by SIG{name} (signal {want}), got {}",
+            process::describe(&st)
+        ))),
+        None => Err(Failure::msg("the bridge did not exit")),
+    }
 }
 
 /// `expect_exit`: the bridge exits within `bound` (with `code`), and no process of its tree is

@@ -327,6 +327,16 @@ impl Session {
         re: &regex::Regex,
         bound: Duration,
     ) -> Result<String, Failure> {
+        self.wait_stderr_at(re, bound).await.map(|(_, line)| line)
+    }
+
+    /// Waits for a stderr line that matches `re`; gives the first such line and its index among
+    /// the stderr lines (from 0).
+    pub async fn wait_stderr_at(
+        &mut self,
+        re: &regex::Regex,
+        bound: Duration,
+    ) -> Result<(usize, String), Failure> {
         let deadline = Instant::now() + bound;
         let mut changed = self.bridge.stderr.changed.clone();
         let matched = || {
@@ -334,7 +344,8 @@ impl Session {
                 .stderr
                 .snapshot()
                 .into_iter()
-                .find(|l| re.is_match(l))
+                .enumerate()
+                .find(|(_, l)| re.is_match(l))
         };
         loop {
             if let Some(l) = matched() {

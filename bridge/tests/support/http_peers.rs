@@ -162,7 +162,6 @@ pub fn rmcp_peer_bin() -> PathBuf {
 }
 
 fn skipped(why: &str) -> Option<HttpPeer> {
-    assert!(std::env::var_os("CI").is_none(), "{why}");
-    println!("skipped: {why}");
+    super::skip::skip(why);
     None
 }

@@ -7,6 +7,7 @@
 
 pub mod http_peers;
 pub mod proxy;
+pub mod skip;
 pub mod values;
 
 use std::io::{BufRead, BufReader, Read, Write};
