@@ -52,7 +52,9 @@ fn through_the_bridge(peer: HttpPeer, form_tool: &str, server_name: &str) {
     let ask = bridge.next_frame(EXCHANGE);
     assert_eq!(ask["method"], "elicitation/create", "{ask}");
     assert_eq!(ask["id"], "b-1", "{ask}");
-    bridge.send(&json!({"jsonrpc":"2.0","id":"b-1","result":{"action":"accept","content":{"city":"Oslo"}}}));
+    bridge.send(
+        &json!({"jsonrpc":"2.0","id":"b-1","result":{"action":"accept","content":{"city":"Oslo"}}}),
+    );
     let answer = bridge.response(5);
     assert_eq!(
         answer["result"]["content"][0]["text"], "sunny in Oslo",

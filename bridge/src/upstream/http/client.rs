@@ -68,7 +68,8 @@ pub fn build_client(opts: &HttpOptions) -> Result<reqwest::Client, String> {
 
 /// A loopback host never uses a proxy (the URL rule of the command line decides what is one).
 fn is_loopback(url: &Url) -> bool {
-    url.host().is_some_and(|host| crate::cli::url_rule::is_loopback(&host))
+    url.host()
+        .is_some_and(|host| crate::cli::url_rule::is_loopback(&host))
 }
 
 /// The text of an error of reqwest without its URL (a path or a query can hold a key): the
