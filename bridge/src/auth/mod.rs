@@ -3,11 +3,12 @@
 //!
 //! Built so far, pure and tested: [`challenge`] (the `WWW-Authenticate` challenge),
 //! [`discovery`] (where the metadata is, and its checks), [`identity`] (the names and the keys
-//! of stored sign-ins). The flow, the loopback receiver with the one-time start URL, the token
-//! stores and `logout` come next; `upstream::http` will reach them through a token source, and
-//! the sign-in will ask VS Code through a port that the front implements (this module never
-//! imports the front).
+//! of stored sign-ins), [`receiver`] (the loopback receiver with the one-time start URL, M6).
+//! The flow, the token stores and `logout` come next; `upstream::http` will reach them through
+//! a token source, and the sign-in will ask VS Code through a port that the front implements
+//! (this module never imports the front).
 
 pub mod challenge;
 pub mod discovery;
 pub mod identity;
+pub mod receiver;
