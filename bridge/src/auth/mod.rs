@@ -10,5 +10,8 @@
 
 pub mod challenge;
 pub mod discovery;
+pub mod failure;
 pub mod identity;
+pub mod metadata;
 pub mod receiver;
+pub mod registration;

@@ -17,6 +17,8 @@ use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use super::failure::sanitize;
+
 /// The head of a request is read up to this size and this time.
 const MAX_HEAD: usize = 16 << 10;
 const HEAD_TIME: Duration = Duration::from_secs(10);
@@ -228,14 +230,6 @@ fn decide(
         body: SUCCESS_PAGE,
     };
     (reply, Some(outcome))
-}
-
-/// An error code of the authorization server as it may appear in a line: `[a-z_]`, ≤ 48.
-fn sanitize(code: &str) -> String {
-    code.chars()
-        .filter(|c| c.is_ascii_lowercase() || *c == '_')
-        .take(48)
-        .collect()
 }
 
 /// Compares without an early exit on the first difference (the state and the start token are

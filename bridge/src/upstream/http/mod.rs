@@ -22,7 +22,9 @@ use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 use tokio::task::AbortHandle;
 
-pub use self::client::{CaError, HttpOptions, build_client, load_ca_file};
+pub use self::client::{
+    CaError, HttpOptions, build_client, describe, install_crypto_provider, load_ca_file,
+};
 use self::params::{ParamHeader, call_headers, param_headers};
 use super::{Ended, Transport, TransportEvent};
 use crate::log::{self, Level};
