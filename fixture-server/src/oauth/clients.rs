@@ -142,10 +142,7 @@ fn client_of_document(url: &str, document: &Value) -> Result<Client, String> {
     if document["client_id"].as_str() != Some(url) {
         return Err("has a client_id that is not its URL".into());
     }
-    if !document["client_name"]
-        .as_str()
-        .is_some_and(|name| !name.is_empty())
-    {
+    if document["client_name"].as_str().is_none_or(str::is_empty) {
         return Err("has no client_name".into());
     }
     let redirect_uris = strings(&document["redirect_uris"])
@@ -442,8 +439,8 @@ mod tests {
             .cloned()
             .unwrap_or_default();
         assert_eq!(
-            client_of_metadata(&mut bad).map(|_| ()).unwrap_err().0,
-            "invalid_redirect_uri"
+            client_of_metadata(&mut bad).err().map(|e| e.0),
+            Some("invalid_redirect_uri")
         );
         let mut public = json!({"redirect_uris": ["https://a.example/cb"], "token_endpoint_auth_method": "none"})
             .as_object()
