@@ -501,8 +501,8 @@ mod tests {
     #[test]
     fn the_challenge_of_rfc_7636_appendix_b() {
         assert_eq!(
-            challenge_of("dBjftJeZ4CVP-1mB8fq1BeKXHdA3CX0j3_pcAw0l0xM"),
-            "E9Melhoa2OwvFWjMJd9uUEW8XRyaIkeKJZ_iQjU3dU0"
+            challenge_of("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
         );
     }
 
