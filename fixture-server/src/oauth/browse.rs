@@ -72,11 +72,7 @@ pub async fn run(options: &Browse, default_ca: &str) -> u8 {
             Err(e) => {
                 log::error(
                     "browse",
-                    &format!(
-                        "the request of {} failed: {}",
-                        hidden(&url),
-                        e.without_url()
-                    ),
+                    &format!("the request of {} failed: {}", hidden(&url), causes(e)),
                 );
                 return 1;
             }
@@ -145,6 +141,18 @@ fn hidden(url: &Url) -> String {
         shown.query_pairs_mut().clear().extend_pairs(pairs);
     }
     shown.to_string()
+}
+
+/// The error and its sources, without the URL (it may hold the code).
+fn causes(error: reqwest::Error) -> String {
+    let error = error.without_url();
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(&error);
+    while let Some(cause) = source {
+        text.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    text
 }
 
 fn print(status: u16, url: &Url) {
