@@ -1,6 +1,7 @@
 //! The command line: `harness [options] <folders or files>…` replays transcripts (exit 1 on any
-//! failure, 2 on bad arguments); `harness upstream-relay <socket> [--stubborn]` is the upstream
-//! command of a scripted transcript (relay.rs).
+//! failure, 2 on bad arguments); `harness check …` checks a server as VS Code sees it
+//! (check/mod.rs); `harness upstream-relay <socket> [--stubborn]` is the upstream command of a
+//! scripted transcript (relay.rs).
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -50,6 +51,9 @@ pub fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if argv.get(1).map(String::as_str) == Some("check") {
+        return crate::check::main(&argv[2..], &runtime);
+    }
     if argv.get(1).map(String::as_str) == Some("upstream-relay") {
         let Some(sock) = argv.get(2) else {
             eprintln!("harness upstream-relay: the socket path is missing");
@@ -133,23 +137,26 @@ async fn run(args: Args) -> Result<bool, String> {
     Ok(totals.failed == 0)
 }
 
+/// A binary next to the harness binary (the same target folder), unless the variable `var`
+/// names it.
+pub fn sibling(var: &str, name: &str) -> Result<PathBuf, String> {
+    if let Some(p) = std::env::var_os(var) {
+        return Ok(PathBuf::from(p));
+    }
+    let harness =
+        std::env::current_exe().map_err(|e| format!("cannot find the harness binary: {e}"))?;
+    let dir = harness.parent().ok_or("the harness binary has no folder")?;
+    Ok(dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX)))
+}
+
 /// The bridge and the fixture next to the harness binary (the same target folder), unless
 /// `MCP_BRIDGE_BIN` or `BRIDGE_FIXTURE_SERVER` name them.
 fn binaries() -> Result<Binaries, String> {
     let harness =
         std::env::current_exe().map_err(|e| format!("cannot find the harness binary: {e}"))?;
-    let dir = harness
-        .parent()
-        .ok_or("the harness binary has no folder")?
-        .to_path_buf();
-    let pick = |var: &str, name: &str| {
-        std::env::var_os(var)
-            .map(PathBuf::from)
-            .unwrap_or_else(|| dir.join(name))
-    };
     Ok(Binaries {
-        bridge: pick("MCP_BRIDGE_BIN", "mcp-bridge-vscode"),
-        fixture: pick("BRIDGE_FIXTURE_SERVER", "bridge-fixture-server"),
+        bridge: sibling("MCP_BRIDGE_BIN", "mcp-bridge-vscode")?,
+        fixture: sibling("BRIDGE_FIXTURE_SERVER", "bridge-fixture-server")?,
         harness,
     })
 }

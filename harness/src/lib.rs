@@ -5,6 +5,7 @@
 //! | module | job |
 //! | --- | --- |
 //! | `cli` | the command line; `upstream-relay` mode |
+//! | `check` | `harness check`: a server as VS Code and Copilot see it, the report |
 //! | `suite` | finds transcripts, runs them side by side, the summary |
 //! | `format` | parses a transcript into directives |
 //! | `pattern` | the partial matcher: subsets, absent members, typed wildcards, captures |
@@ -19,6 +20,7 @@
 //! | `vscode` | VS Code's tool ids and draft-07 check |
 //! | `crowd` | many bridges at once (B33) |
 //! | `report` | failure reports with a diff |
+pub mod check;
 pub mod cli;
 pub mod client;
 pub mod crowd;
