@@ -54,6 +54,14 @@ pub fn main() -> ExitCode {
     if argv.get(1).map(String::as_str) == Some("check") {
         return crate::check::main(&argv[2..], &runtime);
     }
+    if argv.get(1).map(String::as_str) == Some("scripted-server") {
+        let Some(table) = argv.get(2) else {
+            eprintln!("harness scripted-server: the table file is missing");
+            return ExitCode::from(2);
+        };
+        let code = crate::scripted_server::run(table);
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
     if argv.get(1).map(String::as_str) == Some("upstream-relay") {
         let Some(sock) = argv.get(2) else {
             eprintln!("harness upstream-relay: the socket path is missing");

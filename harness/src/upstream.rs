@@ -142,9 +142,19 @@ fn auto_table(opts: &Scripted) -> Map<String, Value> {
 }
 
 /// The automatic replies and how many of each method were used.
-struct Auto {
+pub struct Auto {
     table: Map<String, Value>,
     used: HashMap<String, usize>,
+}
+
+impl Auto {
+    /// A table of method → `{"result":…}`, `{"error":…}`, `"hang"`, or an array of them.
+    pub fn new(table: Map<String, Value>) -> Self {
+        Self {
+            table,
+            used: HashMap::new(),
+        }
+    }
 }
 
 async fn accept(
@@ -189,7 +199,7 @@ async fn accept(
 }
 
 /// `Some(Some(line))`: answer with the line; `Some(None)`: swallow (hang); `None`: not automatic.
-fn auto_reply(auto: &mut Auto, frame: &Value) -> Option<Option<String>> {
+pub fn auto_reply(auto: &mut Auto, frame: &Value) -> Option<Option<String>> {
     let method = frame.get("method")?.as_str()?;
     let id = frame.get("id")?;
     let reply = auto.table.get(method)?;
