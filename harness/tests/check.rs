@@ -443,13 +443,7 @@ fn the_https_fixture_by_url_with_its_ca() {
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
     let r = out.json();
     assert_eq!(r["path"], "bridge");
-    assert_eq!(
-        tool(&r, "add")["vscode_id"]
-            .as_str()
-            .unwrap()
-            .ends_with("_add"),
-        true
-    );
+    assert_eq!(tool(&r, "add")["vscode_id"], "mcp_bridge-fixtur_add");
     // Without the CA the bridge cannot reach it: a blocker.
     let untrusted = check(&[
         "--json",
