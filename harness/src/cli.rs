@@ -105,9 +105,21 @@ async fn run(args: Args) -> Result<bool, String> {
     }
     let bins = binaries()?;
     if !args.no_build {
-        build_once()?;
+        build_once(&bins.harness)?;
     }
-    for (what, p) in [("bridge", &bins.bridge), ("fixture", &bins.fixture)] {
+    // The fixture is needed only when a transcript starts it (a transcript that does not load
+    // fails on its own, with its line).
+    let fixture_needed = files.iter().any(|f| {
+        crate::format::load(f)
+            .map(|t| crate::format::uses_fixture(&t))
+            .unwrap_or(false)
+    });
+    let needed: Vec<(&str, &PathBuf)> = if fixture_needed {
+        vec![("bridge", &bins.bridge), ("fixture", &bins.fixture)]
+    } else {
+        vec![("bridge", &bins.bridge)]
+    };
+    for (what, p) in needed {
         if !p.is_file() {
             return Err(format!(
                 "the {what} binary {} does not exist (cargo build --workspace)",
@@ -169,15 +181,20 @@ fn binaries() -> Result<Binaries, String> {
     })
 }
 
-/// Under `cargo run`, builds the bridge and the fixture once before the transcripts, so that
-/// `cargo run -p harness -- transcripts/` never replays stale binaries.
-fn build_once() -> Result<(), String> {
+/// Under `cargo run`, builds the bridge and the fixture once before the transcripts, with the
+/// profile of the harness itself (the folder it runs from: `debug` is the `dev` profile), so
+/// that `cargo run [--release] -p harness -- transcripts/` never replays stale binaries or
+/// binaries of the other profile.
+fn build_once(harness: &Path) -> Result<(), String> {
     let Some(cargo) = std::env::var_os("CARGO") else {
         return Ok(());
     };
+    let profile = build_profile(harness);
     let status = std::process::Command::new(cargo)
         .args([
             "build",
+            "--profile",
+            &profile,
             "-p",
             "mcp-bridge-vscode",
             "-p",
@@ -189,5 +206,32 @@ fn build_once() -> Result<(), String> {
         Ok(())
     } else {
         Err("cargo build of the bridge and the fixture failed".into())
+    }
+}
+
+/// The cargo profile of a binary in `target/<folder>/`: `debug` is `dev`, any other folder
+/// is the profile of that name (`release`, a custom profile).
+pub fn build_profile(binary: &Path) -> String {
+    let folder = binary
+        .parent()
+        .and_then(Path::file_name)
+        .map(|f| f.to_string_lossy().into_owned());
+    match folder.as_deref() {
+        Some("debug") | None => "dev".into(),
+        Some(other) => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_profile_follows_the_folder_of_the_harness() {
+        assert_eq!(build_profile(Path::new("/w/target/debug/harness")), "dev");
+        assert_eq!(
+            build_profile(Path::new("/w/target/release/harness")),
+            "release"
+        );
     }
 }

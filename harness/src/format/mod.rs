@@ -207,6 +207,18 @@ pub enum ClientStep {
     ToolIds,
 }
 
+/// True when the transcript starts `bridge-fixture-server`: as its upstream (tapped, directly,
+/// or over HTTPS), or by `${fixture}` in its arguments or command.
+pub fn uses_fixture(t: &Transcript) -> bool {
+    let named = |v: &[String]| v.iter().any(|a| a.contains("${fixture}"));
+    let upstream = match &t.setup.upstream {
+        Upstream::Fixture(_) | Upstream::Https(_) => true,
+        Upstream::Command(cmd) => named(cmd),
+        Upstream::Scripted(_) | Upstream::None => false,
+    };
+    upstream || named(&t.setup.args)
+}
+
 /// Reads and parses a transcript file.
 pub fn load(path: &Path) -> Result<Transcript, String> {
     let text = std::fs::read_to_string(path)

@@ -142,3 +142,18 @@ fn client_step_options_are_checked() {
     let o = Map::new();
     assert!(check_options(ClientStep::Call, &o).is_err());
 }
+
+#[test]
+fn the_fixture_is_needed_only_when_a_transcript_starts_it() {
+    let uses = |text: &str| uses_fixture(&p(text).unwrap());
+    assert!(uses(r#"{"setup":{"upstream":"fixture"}}"#));
+    assert!(
+        uses(r#"{"send":{}}"#),
+        "the default upstream is the fixture"
+    );
+    assert!(!uses(r#"{"setup":{"upstream":"scripted"}}"#));
+    assert!(!uses(r#"{"setup":{"upstream":"none","args":["--help"]}}"#));
+    assert!(uses(
+        r#"{"setup":{"upstream":{"command":["sh","-c","exec ${fixture}"]}}}"#
+    ));
+}
