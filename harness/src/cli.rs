@@ -64,7 +64,7 @@ pub fn main() -> ExitCode {
     }
     if argv.get(1).map(String::as_str) == Some("upstream-relay") {
         let Some(sock) = argv.get(2) else {
-            eprintln!("harness upstream-relay: the socket path is missing");
+            eprintln!("harness upstream-relay: the socket (a path or tcp:<address>) is missing");
             return ExitCode::from(2);
         };
         // Options of the relay come before `--`; the tapped command after it.
@@ -73,7 +73,7 @@ pub fn main() -> ExitCode {
             None => (&argv[3..], &argv[argv.len()..]),
         };
         let stubborn = opts.iter().any(|a| a == "--stubborn");
-        let code = runtime.block_on(crate::relay::run(Path::new(sock), stubborn, command));
+        let code = runtime.block_on(crate::relay::run(sock, stubborn, command));
         // The exit code is the transcript's choice (e.g. 3): leave at once, whatever still runs.
         std::process::exit(code);
     }
