@@ -15,3 +15,4 @@ pub mod identity;
 pub mod metadata;
 pub mod receiver;
 pub mod registration;
+pub mod tokens;
