@@ -5,6 +5,7 @@
 //! inherits the bridge's stderr, so stderr ends only when every process holding it is gone.
 #![allow(dead_code)]
 
+pub mod faults;
 pub mod http_peers;
 pub mod proxy;
 pub mod skip;
