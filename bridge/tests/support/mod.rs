@@ -9,6 +9,7 @@ pub mod faults;
 pub mod http_peers;
 pub mod proxy;
 pub mod skip;
+pub mod url_upstreams;
 pub mod values;
 
 use std::io::{BufRead, BufReader, Read, Write};
