@@ -389,7 +389,7 @@ fn fuzz_input_round() {
         let mut requests = serde_json::Map::new();
         for k in 0..rng.next() % 4 {
             let method = kinds[(rng.next() % 3) as usize];
-            let params = if rng.next() % 3 == 0 {
+            let params = if rng.next().is_multiple_of(3) {
                 json!({"mode":"form","message":"m","requestedSchema":{"type":"object","properties":{"a":value(&mut rng, 2)}}})
             } else {
                 value(&mut rng, 4)
@@ -526,7 +526,7 @@ fn fuzz_url_rules() {
             url.push_str(HOSTS[(rng.next() as usize) % HOSTS.len()]);
             url.push_str(TAILS[(rng.next() as usize) % TAILS.len()]);
         }
-        if rng.next() % 4 == 0 {
+        if rng.next().is_multiple_of(4) {
             let bytes = mutated_text(&mut rng, &url);
             url = bytes;
         }
@@ -567,7 +567,7 @@ fn mutated_text(rng: &mut Rng, text: &str) -> String {
     ];
     for _ in 0..1 + rng.next() % 3 {
         let at = (rng.next() as usize) % (chars.len() + 1);
-        if rng.next() % 2 == 0 || chars.is_empty() {
+        if rng.next().is_multiple_of(2) || chars.is_empty() {
             chars.insert(at, extra[(rng.next() as usize) % extra.len()]);
         } else {
             chars.remove(at.min(chars.len() - 1));

@@ -50,7 +50,7 @@ fn run_one(index: u64, calls: u64, killed: bool) -> Figures {
     let mut toggles = 0u64;
     let mut peak_kib: Option<u64> = None;
     loop {
-        if answers.len() % 100 == 0 {
+        if answers.len().is_multiple_of(100) {
             peak_kib = peak_kib.max(b.peak_kib());
         }
         while !crashed && sent < calls && outstanding < IN_FLIGHT {
@@ -61,7 +61,7 @@ fn run_one(index: u64, calls: u64, killed: bool) -> Figures {
                 call(id, "crash", json!({}))
             } else if sent % 50 == 49 {
                 toggles += 1;
-                call(id, "toggle", json!({"enabled": toggles % 2 == 0}))
+                call(id, "toggle", json!({"enabled": toggles.is_multiple_of(2)}))
             } else {
                 call(id, "add", json!({"a": id, "b": index}))
             };

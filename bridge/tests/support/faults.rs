@@ -30,10 +30,8 @@ pub fn vm_hwm_kib(pid: u32) -> Option<u64> {
 pub fn response_counts(frames: &[Value]) -> HashMap<String, usize> {
     let mut counts = HashMap::new();
     for f in frames {
-        if f.get("method").is_none() {
-            if let Some(id) = f.get("id") {
-                *counts.entry(id.to_string()).or_insert(0) += 1;
-            }
+        if let (None, Some(id)) = (f.get("method"), f.get("id")) {
+            *counts.entry(id.to_string()).or_insert(0) += 1;
         }
     }
     counts
