@@ -7,6 +7,7 @@
 
 pub mod faults;
 pub mod http_peers;
+pub mod https_fixture;
 pub mod proxy;
 pub mod skip;
 pub mod url_upstreams;
@@ -99,11 +100,20 @@ impl Bridge {
     }
 
     pub fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Bridge {
+        Self::start_with_env_removed(args, env, &[])
+    }
+
+    /// Starts the bridge with `env` set and the variables of `removed` taken away (for
+    /// example the proxy variables of the machine that runs the tests).
+    pub fn start_with_env_removed(args: &[&str], env: &[(&str, &str)], removed: &[&str]) -> Bridge {
         let mut cmd = Command::new(bridge_bin());
         cmd.args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        for k in removed {
+            cmd.env_remove(k);
+        }
         for (k, v) in env {
             cmd.env(k, v);
         }
