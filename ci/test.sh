@@ -49,6 +49,8 @@ fi
 echo "== build"
 cargo build --workspace --all-targets --locked
 echo "== tests"
+# The fuzz targets run 3000 base cases here (bridge/README.md, "Reliability"); raise it for long runs.
+export MCP_FUZZ_CASES="${MCP_FUZZ_CASES:-3000}"
 cargo test --workspace --locked
 echo "== transcripts"
 if [ -d "$spec" ]; then

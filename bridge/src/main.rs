@@ -46,7 +46,7 @@ fn main() {
         ),
     };
     let upstream_pid = Arc::new(AtomicU32::new(0));
-    internal_errors_exit_1(Arc::clone(&upstream_pid));
+    watchdog::exit_1_on_panic(Arc::clone(&upstream_pid));
 
     let front_options = front::Options {
         upstream,
@@ -131,27 +131,4 @@ fn exit_printing(out: &mut dyn Write, text: &str, code: i32) -> ! {
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
     std::process::exit(code);
-}
-
-/// A bug must not leave VS Code waiting: the contract's line, the upstream group killed,
-/// exit 1.
-fn internal_errors_exit_1(upstream_pid: Arc<AtomicU32>) {
-    std::panic::set_hook(Box::new(move |info| {
-        let what = info
-            .payload()
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| info.payload().downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a panic".to_owned());
-        let at = info
-            .location()
-            .map(|l| format!(" at {}:{}", l.file(), l.line()))
-            .unwrap_or_default();
-        log::vscode(
-            Level::Err,
-            &format!("the bridge stopped because of an internal error: {what}{at}"),
-        );
-        watchdog::kill_upstream(&upstream_pid);
-        std::process::exit(1);
-    }));
 }

@@ -34,6 +34,30 @@ pub fn arm(upstream_pid: Arc<AtomicU32>, after: Duration) {
     }
 }
 
+/// A bug must not leave VS Code waiting: the contract's line `the bridge stopped because of an
+/// internal error: <error>`, the upstream group killed, exit 1 (the panic hook of the
+/// executable; public so that a test process can install it and panic).
+pub fn exit_1_on_panic(upstream_pid: Arc<AtomicU32>) {
+    std::panic::set_hook(Box::new(move |info| {
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".to_owned());
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        log::vscode(
+            Level::Err,
+            &format!("the bridge stopped because of an internal error: {what}{at}"),
+        );
+        kill_upstream(&upstream_pid);
+        std::process::exit(1);
+    }));
+}
+
 /// Kills the process group of the upstream (POSIX). On Windows the job object of the child
 /// ends with the bridge, because the job kills its processes when its last handle closes.
 pub fn kill_upstream(upstream_pid: &AtomicU32) {

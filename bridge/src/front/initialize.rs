@@ -10,15 +10,15 @@ use super::exchange::{Exchange, Upstream, exchange};
 use super::inflight::Slot;
 use super::{Shared, State};
 use crate::listen::replay::Declared;
-use crate::log::{self, Level};
+use crate::log::{self, Level, Scope};
 use crate::translate::errors::{self, error_object, format_limit};
 use crate::translate::icons::keep_data_icons;
 use crate::translate::initialize::{InitializeParams, initialize_result, upstream_capabilities};
 use crate::translate::shape::{ResultKind, result_kind};
-use crate::upstream::UpstreamError;
 use crate::upstream::client::{RequestOptions, UpstreamClient};
 use crate::upstream::connect::{ConnectOptions, connect};
 use crate::upstream::envelope::Envelope;
+use crate::upstream::{Ended, UpstreamError};
 
 /// The task of `initialize` of generation `generation`.
 pub(crate) async fn run_initialize(
@@ -101,6 +101,13 @@ pub(crate) async fn run_initialize(
             None,
             format!("the upstream server sent no JSON-RPC response (HTTP status {status})"),
         ),
+        Exchange::Done(Err(UpstreamError::Closed)) => {
+            // The command stopped before its discover result: the Output channel gets its
+            // exit status first (the contract's line of mcp_stdio); the next initialize can
+            // start it again.
+            exit_line(&client, shared.opts.shutdown_grace).await;
+            (None, UpstreamError::Closed.to_string())
+        }
         Exchange::Done(Err(e)) => (None, e.to_string()),
         Exchange::Done(Ok(raw)) if result_kind(&raw) == ResultKind::Complete && raw.is_object() => {
             let mut result = initialize_result(&raw, &shared.opts.fallback);
@@ -127,6 +134,27 @@ pub(crate) async fn run_initialize(
         &slot,
         Err(errors::discover_failed(upstream_error.as_ref(), &detail)),
     );
+}
+
+/// Writes `stdio server exited (exit code <n>); no restart is left` when the upstream
+/// process ends within `bound` (it closed its output; a process that runs on is stopped
+/// later, by the retire of its connection, without this line).
+async fn exit_line(client: &UpstreamClient, bound: std::time::Duration) {
+    let mut end = client.transport().end_watch();
+    let ended = tokio::time::timeout(bound.min(std::time::Duration::from_secs(1)), async {
+        loop {
+            if let Some(ended) = *end.borrow_and_update() {
+                return Some(ended);
+            }
+            if end.changed().await.is_err() {
+                return None;
+            }
+        }
+    })
+    .await;
+    if let Ok(Some(Ended { exit: Some(status) })) = ended {
+        log::write(Scope::McpStdio, Level::Warn, &status.stdio_line());
+    }
 }
 
 impl Shared {

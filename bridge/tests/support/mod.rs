@@ -5,10 +5,12 @@
 //! inherits the bridge's stderr, so stderr ends only when every process holding it is gone.
 #![allow(dead_code)]
 
+pub mod faults;
 pub mod http_peers;
 pub mod https_fixture;
 pub mod proxy;
 pub mod skip;
+pub mod url_upstreams;
 pub mod values;
 
 use std::io::{BufRead, BufReader, Read, Write};
