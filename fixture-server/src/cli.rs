@@ -1,6 +1,6 @@
-//! The command line: `bridge-fixture-server [--many-tools N] [--close-stdout]`, and the HTTP
-//! mode `bridge-fixture-server --listen <ip>:<port> [--plain-http] [--untrusted]
-//! [--bearer-env VAR] [--listen-status CODE:COUNT] [--always-sse]`.
+//! The command line: `bridge-fixture-server [--many-tools N] [--close-stdout] [--conformance]`,
+//! and the HTTP mode `bridge-fixture-server --listen <ip>:<port> [--plain-http] [--untrusted]
+//! [--bearer-env VAR] [--listen-status CODE:COUNT] [--always-sse] [--conformance]`.
 //!
 //! A small hand-written parser, because the texts of the errors are part of what the tests of
 //! the bridge read (`<option> needs a number, not '<text>'`), and because the later HTTPS mode
@@ -12,10 +12,10 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The text of `--help`, also written after an argument error.
 pub const USAGE: &str = "\
-usage: bridge-fixture-server [--many-tools N] [--close-stdout]
+usage: bridge-fixture-server [--many-tools N] [--close-stdout] [--conformance]
        bridge-fixture-server --listen <ip>:<port> [--plain-http] [--untrusted]
                              [--bearer-env VAR] [--listen-status CODE:COUNT] [--always-sse]
-                             [--many-tools N]
+                             [--many-tools N] [--conformance]
        bridge-fixture-server --help | --version
 
 An MCP server of revision 2026-07-28 on stdio, or over Streamable HTTP at /mcp with --listen,
@@ -23,6 +23,8 @@ for the tests of mcp-bridge-vscode.
 
 options:
   --many-tools N         add the tools tool_0 .. tool_<N-1> (N from 0 to 10000)
+  --conformance          add the tools, resources and prompts that the server scenarios of the
+                         official MCP conformance suite call (test_*, test://...)
   --close-stdout         close stdout at once and keep running for 120 s without reading stdin
                          (a server that misbehaves)
   --listen <ip>:<port>   serve HTTPS at https://<ip>:<port>/mcp (loopback only; port 0 picks
@@ -59,6 +61,8 @@ pub struct Options {
     pub listen_status: Option<(u16, u32)>,
     /// Every response of the HTTP mode as an SSE stream.
     pub always_sse: bool,
+    /// The tools, resources and prompts of the official conformance suite.
+    pub conformance: bool,
 }
 
 /// What the command line asks for.
@@ -81,7 +85,8 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
         match name {
             "--help" | "-h" => return Ok(Command::Help),
             "--version" | "-V" => return Ok(Command::Version),
-            "--close-stdout" | "--plain-http" | "--untrusted" | "--always-sse" => {
+            "--close-stdout" | "--plain-http" | "--untrusted" | "--always-sse"
+            | "--conformance" => {
                 if inline.is_some() {
                     return Err(format!("the option {name} takes no value"));
                 }
@@ -89,6 +94,7 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
                     "--close-stdout" => &mut options.close_stdout,
                     "--plain-http" => &mut options.plain_http,
                     "--untrusted" => &mut options.untrusted,
+                    "--conformance" => &mut options.conformance,
                     _ => &mut options.always_sse,
                 };
                 *flag = true;
