@@ -59,3 +59,5 @@ else
   # Outside CI only (checked above): the harness records the skip itself.
   target/debug/harness transcripts/
 fi
+echo "== conformance"
+bash ci/conformance.sh

@@ -1,7 +1,7 @@
-//! The command line: `bridge-fixture-server [--many-tools N] [--close-stdout]`, the HTTP
-//! mode `bridge-fixture-server --listen <ip>:<port> [--plain-http] [--untrusted]
-//! [--bearer-env VAR] [--listen-status CODE:COUNT] [--always-sse] [--oauth …]`, and the test
-//! browser `bridge-fixture-server --browse <url> [--ca-file <pem>]`.
+//! The command line: `bridge-fixture-server [--many-tools N] [--close-stdout] [--conformance]`,
+//! the HTTP mode `bridge-fixture-server --listen <ip>:<port> [--plain-http] [--untrusted]
+//! [--bearer-env VAR] [--listen-status CODE:COUNT] [--always-sse] [--conformance] [--oauth …]`,
+//! and the test browser `bridge-fixture-server --browse <url> [--ca-file <pem>]`.
 //!
 //! A small hand-written parser, because the texts of the errors are part of what the tests of
 //! the bridge read (`<option> needs a number, not '<text>'`), and because the later HTTPS mode
@@ -13,10 +13,10 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The text of `--help`, also written after an argument error.
 pub const USAGE: &str = "\
-usage: bridge-fixture-server [--many-tools N] [--close-stdout]
+usage: bridge-fixture-server [--many-tools N] [--close-stdout] [--conformance]
        bridge-fixture-server --listen <ip>:<port> [--plain-http] [--untrusted]
                              [--bearer-env VAR] [--listen-status CODE:COUNT] [--always-sse]
-                             [--many-tools N]
+                             [--many-tools N] [--conformance]
                              [--oauth [--deny] [--no-registration] [--cimd] [--no-cimd]
                                       [--token-lifetime S] [--no-refresh-tokens]]
        bridge-fixture-server --browse <url> [--ca-file <pem>]
@@ -27,6 +27,8 @@ for the tests of mcp-bridge-vscode.
 
 options:
   --many-tools N         add the tools tool_0 .. tool_<N-1> (N from 0 to 10000)
+  --conformance          add the tools, resources and prompts that the server scenarios of the
+                         official MCP conformance suite call (test_*, test://...)
   --close-stdout         close stdout at once and keep running for 120 s without reading stdin
                          (a server that misbehaves)
   --listen <ip>:<port>   serve HTTPS at https://<ip>:<port>/mcp (loopback only; port 0 picks
@@ -96,6 +98,8 @@ pub struct Options {
     pub token_lifetime: Option<u32>,
     /// With `oauth`: no refresh tokens.
     pub no_refresh_tokens: bool,
+    /// The tools, resources and prompts of the official conformance suite.
+    pub conformance: bool,
 }
 
 impl Options {
@@ -146,7 +150,8 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
             | "--no-registration"
             | "--cimd"
             | "--no-cimd"
-            | "--no-refresh-tokens" => {
+            | "--no-refresh-tokens"
+            | "--conformance" => {
                 if inline.is_some() {
                     return Err(format!("the option {name} takes no value"));
                 }
@@ -160,6 +165,7 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
                     "--cimd" => &mut options.cimd,
                     "--no-cimd" => &mut options.no_cimd,
                     "--no-refresh-tokens" => &mut options.no_refresh_tokens,
+                    "--conformance" => &mut options.conformance,
                     _ => &mut options.always_sse,
                 };
                 *flag = true;

@@ -7,6 +7,7 @@
 //! `--version`, the `shutdown` tool),
 //! 2 for arguments that are not valid, 1 for an internal error. The `crash` tool exits with 3.
 mod cli;
+mod conformance;
 mod envelope;
 mod http;
 mod json;

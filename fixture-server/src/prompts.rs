@@ -27,6 +27,9 @@ fn definitions(state: &State) -> Vec<Value> {
     if state.prompt_enabled() {
         prompts.push(json!({"name": "toggled", "description": "Exists while toggle enabled it"}));
     }
+    if state.options.conformance {
+        prompts.extend(crate::conformance::prompts::definitions());
+    }
     prompts
 }
 
@@ -60,6 +63,11 @@ pub fn get(
     context: &RequestContext<RoleServer>,
 ) -> Result<GetPromptResponse, McpError> {
     envelope::check(context)?;
+    if state.options.conformance
+        && let Some(result) = crate::conformance::prompts::get(&params, context)
+    {
+        return result;
+    }
     match params.name.as_str() {
         "greet" => {
             let name = params

@@ -4,7 +4,7 @@ use rmcp::ErrorData as McpError;
 use rmcp::RoleServer;
 use rmcp::model::{
     ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, Resource,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceTemplate,
 };
 use rmcp::service::RequestContext;
 use serde_json::{Value, json};
@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use crate::envelope;
 use crate::json::typed;
 use crate::paging;
+use crate::state::State;
 
 /// The URI of the text resource.
 pub const NOTES_URI: &str = "file:///fixture/notes.txt";
@@ -39,10 +40,18 @@ const RESOURCES: [(&str, &str, &str, &str, &str); 2] = [
 ];
 
 /// `resources/list`, one page.
-pub fn list(cursor: Option<&str>) -> Result<ListResourcesResult, McpError> {
+pub fn list(state: &State, cursor: Option<&str>) -> Result<ListResourcesResult, McpError> {
+    let mut values: Vec<Value> = RESOURCES
+        .iter()
+        .map(|(uri, name, description, mime, _)| {
+            json!({"uri": uri, "name": name, "description": description, "mimeType": mime})
+        })
+        .collect();
+    if state.options.conformance {
+        values.extend(crate::conformance::resources::definitions());
+    }
     let mut resources = Vec::new();
-    for (uri, name, description, mime, _) in RESOURCES {
-        let value = json!({"uri": uri, "name": name, "description": description, "mimeType": mime});
+    for value in values {
         resources.push(typed::<Resource>("a resource", value)?);
     }
     let (resources, next) = paging::page(resources, cursor)?;
@@ -51,9 +60,19 @@ pub fn list(cursor: Option<&str>) -> Result<ListResourcesResult, McpError> {
     Ok(result)
 }
 
-/// `resources/templates/list`: the fixture has no templates.
-pub fn templates(cursor: Option<&str>) -> Result<ListResourceTemplatesResult, McpError> {
-    let (templates, next) = paging::page(Vec::new(), cursor)?;
+/// `resources/templates/list`: the fixture has no templates of its own; `--conformance` adds
+/// the template of the conformance suite.
+pub fn templates(
+    state: &State,
+    cursor: Option<&str>,
+) -> Result<ListResourceTemplatesResult, McpError> {
+    let mut templates = Vec::new();
+    if state.options.conformance {
+        for value in crate::conformance::resources::templates() {
+            templates.push(typed::<ResourceTemplate>("a resource template", value)?);
+        }
+    }
+    let (templates, next) = paging::page(templates, cursor)?;
     let mut result = ListResourceTemplatesResult::with_all_items(templates);
     result.next_cursor = next;
     Ok(result)
@@ -62,10 +81,20 @@ pub fn templates(cursor: Option<&str>) -> Result<ListResourceTemplatesResult, Mc
 /// `resources/read`; an unknown URI is -32602 with the URI in `data` (resources page of the
 /// specification).
 pub fn read(
+    state: &State,
     params: &ReadResourceRequestParams,
     context: &RequestContext<RoleServer>,
 ) -> Result<ReadResourceResponse, McpError> {
     envelope::check(context)?;
+    let conformance = state
+        .options
+        .conformance
+        .then(|| crate::conformance::resources::read(&params.uri))
+        .flatten();
+    if let Some(content) = conformance {
+        let contents = json!({"resultType": "complete", "contents": [content]});
+        return Ok(typed::<ReadResourceResult>("a resource result", contents)?.into());
+    }
     let Some((uri, _, _, mime, text)) = RESOURCES.iter().find(|r| r.0 == params.uri) else {
         return Err(McpError::invalid_params(
             "Resource not found",

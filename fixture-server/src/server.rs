@@ -122,7 +122,7 @@ impl ServerHandler for Fixture {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         envelope::check(&context)?;
-        resources::list(cursor(&request))
+        resources::list(&self.state, cursor(&request))
     }
 
     async fn list_resource_templates(
@@ -131,7 +131,7 @@ impl ServerHandler for Fixture {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
         envelope::check(&context)?;
-        resources::templates(cursor(&request))
+        resources::templates(&self.state, cursor(&request))
     }
 
     async fn read_resource(
@@ -139,7 +139,7 @@ impl ServerHandler for Fixture {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        resources::read(&request, &context)
+        resources::read(&self.state, &request, &context)
     }
 
     /// `logging/setLevel` of a session that began with `initialize`; revision 2026-07-28 has

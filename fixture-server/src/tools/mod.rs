@@ -79,6 +79,9 @@ pub fn definitions(state: &State) -> Vec<Tool> {
     tools.extend(lists::definitions(state));
     tools.extend(logging::definitions());
     tools.push(basic::show_definition());
+    if state.options.conformance {
+        tools.extend(crate::conformance::tools::definitions());
+    }
     for i in 0..state.options.many_tools {
         tools.push(tool(&format!("tool_{i}"), GENERATED, no_input(), true));
     }
@@ -131,16 +134,26 @@ pub async fn call(
         "touch" => lists::touch(&call).await,
         "log" => logging::log(&call).await,
         name if generated(state, name) => Ok(crate::json::text_result(name).into()),
-        name => Err(Fail::Protocol(McpError::invalid_params(
-            format!("Unknown tool: {name}"),
-            None,
-        ))),
+        name if state.options.conformance => {
+            match crate::conformance::tools::call(name, &call).await {
+                Some(outcome) => outcome,
+                None => Err(unknown(name)),
+            }
+        }
+        name => Err(unknown(name)),
     };
     match outcome {
         Ok(response) => Ok(response),
         Err(Fail::Tool(error)) => Ok(error.into_result().into()),
         Err(Fail::Protocol(error)) => Err(error),
     }
+}
+
+fn unknown(name: &str) -> Fail {
+    Fail::Protocol(McpError::invalid_params(
+        format!("Unknown tool: {name}"),
+        None,
+    ))
 }
 
 /// Whether `name` is one of the tools of `--many-tools`.
