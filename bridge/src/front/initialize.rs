@@ -17,7 +17,7 @@ use crate::translate::initialize::{InitializeParams, initialize_result, upstream
 use crate::translate::shape::{ResultKind, result_kind};
 use crate::upstream::client::{RequestOptions, UpstreamClient};
 use crate::upstream::connect::{ConnectOptions, connect};
-use crate::upstream::envelope::Envelope;
+use crate::upstream::envelope::{Envelope, PROTOCOL_VERSION};
 use crate::upstream::{Ended, UpstreamError};
 
 /// The task of `initialize` of generation `generation`.
@@ -70,16 +70,23 @@ pub(crate) async fn run_initialize(
         ..Default::default()
     };
     let timeout = shared.opts.discover_timeout;
-    let request = Upstream {
+    let discover = |round| Upstream {
         client: &client,
         method: "server/discover",
         params: Map::new(),
         opts: &opts,
         progress_token: None,
         timeout,
-        round: 1,
+        round,
     };
-    let outcome = exchange(&shared, &slot, request).await;
+    let mut outcome = exchange(&shared, &slot, discover(1)).await;
+    // The versioning rule of 2026-07-28: a server that names the bridge's revision among its
+    // supported ones after -32022 gets the request once more.
+    if let Exchange::Done(Err(UpstreamError::Rpc(e))) = &outcome
+        && retry_with_our_version(e)
+    {
+        outcome = exchange(&shared, &slot, discover(2)).await;
+    }
     let failure = match outcome {
         Exchange::Cancelled => {
             // VS Code canceled initialize, or stdin ended (then the stop sequence owns the
@@ -157,6 +164,17 @@ async fn exit_line(client: &UpstreamClient, bound: std::time::Duration) {
     }
 }
 
+/// An `UnsupportedProtocolVersionError` (-32022) whose `data.supported` lists the revision of
+/// the bridge.
+fn retry_with_our_version(error: &Value) -> bool {
+    error.get("code").and_then(Value::as_i64) == Some(-32022)
+        && error
+            .get("data")
+            .and_then(|d| d.get("supported"))
+            .and_then(Value::as_array)
+            .is_some_and(|v| v.iter().any(|s| s.as_str() == Some(PROTOCOL_VERSION)))
+}
+
 impl Shared {
     /// Puts the upstream of an initialize in progress into the state (so that the end of
     /// stdin stops it). False when the state moved on.
@@ -200,5 +218,26 @@ impl Shared {
             }
             _ => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_32022_that_lists_our_revision_is_tried_again_once() {
+        let listed =
+            json!({"code":-32022,"message":"m","data":{"supported":["2025-11-25","2026-07-28"]}});
+        assert!(retry_with_our_version(&listed));
+        let other = json!({"code":-32022,"message":"m","data":{"supported":["2025-11-25"]}});
+        assert!(!retry_with_our_version(&other));
+        assert!(!retry_with_our_version(
+            &json!({"code":-32601,"message":"m"})
+        ));
+        assert!(!retry_with_our_version(
+            &json!({"code":-32022,"message":"m"})
+        ));
     }
 }
