@@ -8,6 +8,7 @@
 //! stop.
 
 pub mod cli;
+pub mod embed;
 pub mod front;
 pub mod input;
 pub mod listen;

@@ -97,7 +97,12 @@ impl Bridge {
     }
 
     pub fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Bridge {
-        let mut cmd = Command::new(bridge_bin());
+        Self::start_program(&bridge_bin(), args, env)
+    }
+
+    /// Starts another program in place of the bridge (M5: the fixture with `--embedded`).
+    pub fn start_program(program: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Bridge {
+        let mut cmd = Command::new(program);
         cmd.args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
