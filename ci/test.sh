@@ -50,6 +50,8 @@ echo "== build"
 cargo build --workspace --all-targets --locked
 echo "== tests"
 cargo test --workspace --locked
+echo "== consumer (M5: the packaged crate in an rmcp server)"
+bash ci/consumer.sh
 echo "== transcripts"
 if [ -d "$spec" ]; then
   target/debug/harness --schemas "$spec" transcripts/
