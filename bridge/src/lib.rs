@@ -7,6 +7,7 @@
 //! its transports, [`front`] the 2025-11-25 face for VS Code, [`watchdog`] the bound of the
 //! stop.
 
+pub mod auth;
 pub mod cli;
 pub mod embed;
 pub mod front;

@@ -18,7 +18,7 @@ const LOCAL_EXIT: Duration = Duration::from_secs(2);
 const FRAME: Duration = Duration::from_secs(20);
 
 fn start(args: &[&str]) -> Bridge {
-    Bridge::start_program(&fixture_bin(), args, &[])
+    Bridge::start_program(&fixture_bin(), args, &[], &[])
 }
 
 /// The `_meta` envelope of a request of revision 2026-07-28.

@@ -1,7 +1,8 @@
 //! The command line: `bridge-fixture-server [--many-tools N] [--close-stdout]`, the embedded
-//! bridge `bridge-fixture-server --embedded[=refuse] [--many-tools N]`, and the HTTP
+//! bridge `bridge-fixture-server --embedded[=refuse] [--many-tools N]` (M5), the HTTP
 //! mode `bridge-fixture-server --listen <ip>:<port> [--plain-http] [--untrusted]
-//! [--bearer-env VAR] [--listen-status CODE:COUNT] [--always-sse]`.
+//! [--bearer-env VAR] [--listen-status CODE:COUNT] [--always-sse] [--oauth …]`, and the test
+//! browser `bridge-fixture-server --browse <url> [--ca-file <pem>]`.
 //!
 //! A small hand-written parser, because the texts of the errors are part of what the tests of
 //! the bridge read (`<option> needs a number, not '<text>'`), and because the later HTTPS mode
@@ -18,6 +19,9 @@ usage: bridge-fixture-server [--many-tools N] [--close-stdout]
        bridge-fixture-server --listen <ip>:<port> [--plain-http] [--untrusted]
                              [--bearer-env VAR] [--listen-status CODE:COUNT] [--always-sse]
                              [--many-tools N]
+                             [--oauth [--deny] [--no-registration] [--cimd] [--no-cimd]
+                                      [--token-lifetime S] [--no-refresh-tokens]]
+       bridge-fixture-server --browse <url> [--ca-file <pem>]
        bridge-fixture-server --help | --version
 
 An MCP server of revision 2026-07-28 on stdio, or over Streamable HTTP at /mcp with --listen,
@@ -38,6 +42,21 @@ options:
   --listen-status C:N    with --listen: answer the first N subscriptions/listen requests with
                          the HTTP status C (200 to 599)
   --always-sse           with --listen: answer every request with an SSE stream
+  --oauth                with --listen: /mcp needs an OAuth access token, and the fixture is
+                         its own authorization server (see fixture-server/README.md)
+  --deny                 with --oauth: the test user denies every authorization request
+  --no-registration      with --oauth: no dynamic client registration (/register is 404)
+  --cimd                 with --oauth: also serve the fixture's own client ID metadata
+                         document at /fixture/client.json
+  --no-cimd              with --oauth: do not accept client ID metadata documents
+  --token-lifetime S     with --oauth: the lifetime of an access token in seconds (1 to
+                         86400; default 900)
+  --no-refresh-tokens    with --oauth: issue no refresh tokens
+  --browse <url>         a test browser: GET the URL and follow up to 5 redirects until a
+                         loopback redirect URI with a code or an error; print the last
+                         status and URL; exit 0 when that redirect URI answered 2xx or 3xx
+  --ca-file <pem>        with --browse: trust the CA certificates of this file for https
+                         (default: the embedded test CA certs/ca.crt)
   --help                 show this text
   --version              show the version
 ";
@@ -46,6 +65,10 @@ use mcp_bridge_vscode::embed::Discover;
 
 /// The largest value of `--many-tools`: enough for many pages, small enough for one frame.
 pub const MAX_MANY_TOOLS: u32 = 10_000;
+/// The default lifetime of an access token of `--oauth`, in seconds.
+pub const DEFAULT_TOKEN_LIFETIME: u32 = 900;
+/// The largest value of `--token-lifetime`.
+pub const MAX_TOKEN_LIFETIME: u32 = 86_400;
 
 /// The settings of a run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -66,14 +89,45 @@ pub struct Options {
     pub listen_status: Option<(u16, u32)>,
     /// Every response of the HTTP mode as an SSE stream.
     pub always_sse: bool,
+    /// The fake authorization server: `/mcp` needs an access token.
+    pub oauth: bool,
+    /// With `oauth`: every authorization request gets `access_denied`.
+    pub deny: bool,
+    /// With `oauth`: no dynamic client registration.
+    pub no_registration: bool,
+    /// With `oauth`: serve the fixture's own client ID metadata document.
+    pub cimd: bool,
+    /// With `oauth`: client ID metadata documents are not accepted.
+    pub no_cimd: bool,
+    /// With `oauth`: the lifetime of an access token in seconds (None: the default).
+    pub token_lifetime: Option<u32>,
+    /// With `oauth`: no refresh tokens.
+    pub no_refresh_tokens: bool,
     /// M5: stdio through the embedded bridge, with this policy for `server/discover`.
     pub embedded: Option<Discover>,
+}
+
+impl Options {
+    /// The lifetime of an access token of `--oauth`, in seconds.
+    pub fn token_lifetime(&self) -> u32 {
+        self.token_lifetime.unwrap_or(DEFAULT_TOKEN_LIFETIME)
+    }
+}
+
+/// The test browser of `--browse`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Browse {
+    /// The URL to open.
+    pub url: String,
+    /// The PEM file of the trusted CA certificates (None: the embedded test CA).
+    pub ca_file: Option<std::path::PathBuf>,
 }
 
 /// What the command line asks for.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Command {
     Serve(Options),
+    Browse(Browse),
     Help,
     Version,
 }
@@ -81,6 +135,8 @@ pub enum Command {
 /// Parses the arguments (without the program name). The error is the cause, for stderr.
 pub fn parse(args: &[String]) -> Result<Command, String> {
     let mut options = Options::default();
+    let mut browse: Option<String> = None;
+    let mut ca_file: Option<String> = None;
     let mut iter = args.iter();
     while let Some(arg) = iter.next() {
         let (name, inline) = match arg.split_once('=') {
@@ -99,7 +155,16 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
                 });
             }
             "--version" | "-V" => return Ok(Command::Version),
-            "--close-stdout" | "--plain-http" | "--untrusted" | "--always-sse" => {
+            "--close-stdout"
+            | "--plain-http"
+            | "--untrusted"
+            | "--always-sse"
+            | "--oauth"
+            | "--deny"
+            | "--no-registration"
+            | "--cimd"
+            | "--no-cimd"
+            | "--no-refresh-tokens" => {
                 if inline.is_some() {
                     return Err(format!("the option {name} takes no value"));
                 }
@@ -107,11 +172,18 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
                     "--close-stdout" => &mut options.close_stdout,
                     "--plain-http" => &mut options.plain_http,
                     "--untrusted" => &mut options.untrusted,
+                    "--oauth" => &mut options.oauth,
+                    "--deny" => &mut options.deny,
+                    "--no-registration" => &mut options.no_registration,
+                    "--cimd" => &mut options.cimd,
+                    "--no-cimd" => &mut options.no_cimd,
+                    "--no-refresh-tokens" => &mut options.no_refresh_tokens,
                     _ => &mut options.always_sse,
                 };
                 *flag = true;
             }
-            "--many-tools" | "--listen" | "--bearer-env" | "--listen-status" => {
+            "--many-tools" | "--listen" | "--bearer-env" | "--listen-status"
+            | "--token-lifetime" | "--browse" | "--ca-file" => {
                 let value = match inline {
                     Some(value) => value,
                     None => iter
@@ -126,14 +198,67 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
                         return Err("--bearer-env needs the name of a variable".into());
                     }
                     "--bearer-env" => options.bearer_env = Some(value),
+                    "--token-lifetime" => {
+                        let lifetime = number(name, &value, MAX_TOKEN_LIFETIME)?;
+                        if lifetime == 0 {
+                            return Err(format!(
+                                "--token-lifetime needs a number from 1 to {MAX_TOKEN_LIFETIME}, not '0'"
+                            ));
+                        }
+                        options.token_lifetime = Some(lifetime);
+                    }
+                    "--browse" => browse = Some(value),
+                    "--ca-file" => ca_file = Some(value),
                     _ => options.listen_status = Some(status(&value)?),
                 }
             }
             _ => return Err(format!("the option {arg} is not known")),
         }
     }
+    if let Some(url) = browse {
+        if options != Options::default() {
+            return Err("the option --browse takes no other option than --ca-file".into());
+        }
+        return Ok(Command::Browse(Browse {
+            url,
+            ca_file: ca_file.map(std::path::PathBuf::from),
+        }));
+    }
+    if ca_file.is_some() {
+        return Err("the option --ca-file needs --browse".into());
+    }
     check_modes(&options)?;
+    check_oauth(&options)?;
     Ok(Command::Serve(options))
+}
+
+/// The sub-options of `--oauth` need it; `--oauth` needs `--listen` and excludes
+/// `--bearer-env`.
+fn check_oauth(options: &Options) -> Result<(), String> {
+    let oauth_only = [
+        ("--deny", options.deny),
+        ("--no-registration", options.no_registration),
+        ("--cimd", options.cimd),
+        ("--no-cimd", options.no_cimd),
+        ("--token-lifetime", options.token_lifetime.is_some()),
+        ("--no-refresh-tokens", options.no_refresh_tokens),
+    ];
+    if !options.oauth {
+        return match oauth_only.iter().find(|(_, set)| *set) {
+            Some((name, _)) => Err(format!("the option {name} needs --oauth")),
+            None => Ok(()),
+        };
+    }
+    if options.listen.is_none() {
+        return Err("the option --oauth needs --listen".into());
+    }
+    if options.bearer_env.is_some() {
+        return Err("the options --oauth and --bearer-env exclude each other".into());
+    }
+    if options.cimd && options.no_cimd {
+        return Err("the options --cimd and --no-cimd exclude each other".into());
+    }
+    Ok(())
 }
 
 /// The options of the HTTP mode need `--listen`, and the stdio-only ones exclude it.
@@ -299,6 +424,89 @@ mod tests {
                 "--plain-http"
             ]))
             .is_err()
+        );
+    }
+
+    #[test]
+    fn reads_the_options_of_the_authorization_server() {
+        let parsed = parse(&args(&[
+            "--listen",
+            "127.0.0.1:0",
+            "--oauth",
+            "--deny",
+            "--no-registration",
+            "--cimd",
+            "--token-lifetime=30",
+            "--no-refresh-tokens",
+        ]));
+        let Ok(Command::Serve(options)) = parsed else {
+            panic!("{parsed:?}");
+        };
+        assert!(options.oauth && options.deny && options.no_registration && options.cimd);
+        assert!(options.no_refresh_tokens && !options.no_cimd);
+        assert_eq!(options.token_lifetime(), 30);
+        assert_eq!(Options::default().token_lifetime(), 900);
+        assert_eq!(
+            parse(&args(&["--oauth"])),
+            Err("the option --oauth needs --listen".into())
+        );
+        assert_eq!(
+            parse(&args(&["--listen", "127.0.0.1:0", "--deny"])),
+            Err("the option --deny needs --oauth".into())
+        );
+        assert_eq!(
+            parse(&args(&[
+                "--listen",
+                "127.0.0.1:0",
+                "--oauth",
+                "--token-lifetime",
+                "0"
+            ])),
+            Err("--token-lifetime needs a number from 1 to 86400, not '0'".into())
+        );
+        assert!(
+            parse(&args(&[
+                "--listen",
+                "127.0.0.1:0",
+                "--oauth",
+                "--bearer-env",
+                "T"
+            ]))
+            .is_err()
+        );
+        assert!(
+            parse(&args(&[
+                "--listen",
+                "127.0.0.1:0",
+                "--oauth",
+                "--cimd",
+                "--no-cimd"
+            ]))
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn reads_the_test_browser() {
+        assert_eq!(
+            parse(&args(&[
+                "--browse",
+                "http://127.0.0.1:1/start/x",
+                "--ca-file",
+                "ca.pem"
+            ])),
+            Ok(Command::Browse(Browse {
+                url: "http://127.0.0.1:1/start/x".into(),
+                ca_file: Some("ca.pem".into()),
+            }))
+        );
+        assert_eq!(
+            parse(&args(&["--browse", "https://a/", "--oauth"])),
+            Err("the option --browse takes no other option than --ca-file".into())
+        );
+        assert_eq!(
+            parse(&args(&["--ca-file", "ca.pem"])),
+            Err("the option --ca-file needs --browse".into())
         );
     }
 

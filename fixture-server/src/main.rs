@@ -13,6 +13,7 @@ mod json;
 mod listen;
 mod log;
 mod mrtr;
+mod oauth;
 mod paging;
 mod prompts;
 mod resources;
@@ -28,6 +29,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let options = match cli::parse(&args) {
         Ok(cli::Command::Serve(options)) => options,
+        Ok(cli::Command::Browse(browse)) => return run_browse(&browse),
         Ok(cli::Command::Help) => return print_stdout(cli::USAGE),
         Ok(cli::Command::Version) => {
             return print_stdout(&format!("bridge-fixture-server {}\n", cli::VERSION));
@@ -86,6 +88,20 @@ async fn embedded(
         .await
         .map(|_| ())
         .map_err(|error| format!("the embedded bridge stopped: {error}"))
+}
+
+/// `--browse`: the test browser (its own exit codes: 0, 1, 2).
+fn run_browse(browse: &cli::Browse) -> ExitCode {
+    match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => ExitCode::from(runtime.block_on(oauth::browse::run(browse, http::CA_PEM))),
+        Err(error) => {
+            log::error("main", &format!("cannot start the runtime: {error}"));
+            ExitCode::from(1)
+        }
+    }
 }
 
 /// `--help` and `--version` write to stdout: no MCP session runs, so no frame can mix with them.

@@ -70,6 +70,11 @@ impl ServerHandler for Fixture {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        // `guarded` exists only with --oauth, where the HTTP layer checks its scope mcp:write.
+        if self.state.options.oauth && request.name == crate::oauth::GUARDED {
+            envelope::check(&context)?;
+            return Ok(crate::json::text_result(crate::oauth::GUARDED_TEXT).into());
+        }
         tools::call(&self.state, request, context).await
     }
 
@@ -79,7 +84,11 @@ impl ServerHandler for Fixture {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         envelope::check(&context)?;
-        tools::list(&self.state, cursor(&request))
+        let mut list = tools::list(&self.state, cursor(&request))?;
+        if self.state.options.oauth && list.next_cursor.is_none() {
+            list.tools.push(crate::oauth::guarded_tool());
+        }
+        Ok(list)
     }
 
     async fn list_prompts(

@@ -1,6 +1,7 @@
 //! The command line: `harness [options] <folders or files>…` replays transcripts (exit 1 on any
-//! failure, 2 on bad arguments); `harness upstream-relay <socket> [--stubborn]` is the upstream
-//! command of a scripted transcript (relay.rs).
+//! failure, 2 on bad arguments); `harness check …` checks a server as VS Code sees it
+//! (check/mod.rs); `harness upstream-relay <socket> [--stubborn]` is the upstream command of a
+//! scripted transcript (relay.rs).
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -50,9 +51,20 @@ pub fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if argv.get(1).map(String::as_str) == Some("check") {
+        return crate::check::main(&argv[2..], &runtime);
+    }
+    if argv.get(1).map(String::as_str) == Some("scripted-server") {
+        let Some(table) = argv.get(2) else {
+            eprintln!("harness scripted-server: the table file is missing");
+            return ExitCode::from(2);
+        };
+        let code = crate::scripted_server::run(table);
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
     if argv.get(1).map(String::as_str) == Some("upstream-relay") {
         let Some(sock) = argv.get(2) else {
-            eprintln!("harness upstream-relay: the socket path is missing");
+            eprintln!("harness upstream-relay: the socket (a path or tcp:<address>) is missing");
             return ExitCode::from(2);
         };
         // Options of the relay come before `--`; the tapped command after it.
@@ -61,7 +73,7 @@ pub fn main() -> ExitCode {
             None => (&argv[3..], &argv[argv.len()..]),
         };
         let stubborn = opts.iter().any(|a| a == "--stubborn");
-        let code = runtime.block_on(crate::relay::run(Path::new(sock), stubborn, command));
+        let code = runtime.block_on(crate::relay::run(sock, stubborn, command));
         // The exit code is the transcript's choice (e.g. 3): leave at once, whatever still runs.
         std::process::exit(code);
     }
@@ -93,9 +105,21 @@ async fn run(args: Args) -> Result<bool, String> {
     }
     let bins = binaries()?;
     if !args.no_build {
-        build_once()?;
+        build_once(&bins.harness)?;
     }
-    for (what, p) in [("bridge", &bins.bridge), ("fixture", &bins.fixture)] {
+    // The fixture is needed only when a transcript starts it (a transcript that does not load
+    // fails on its own, with its line).
+    let fixture_needed = files.iter().any(|f| {
+        crate::format::load(f)
+            .map(|t| crate::format::uses_fixture(&t))
+            .unwrap_or(false)
+    });
+    let needed: Vec<(&str, &PathBuf)> = if fixture_needed {
+        vec![("bridge", &bins.bridge), ("fixture", &bins.fixture)]
+    } else {
+        vec![("bridge", &bins.bridge)]
+    };
+    for (what, p) in needed {
         if !p.is_file() {
             return Err(format!(
                 "the {what} binary {} does not exist (cargo build --workspace)",
@@ -133,36 +157,44 @@ async fn run(args: Args) -> Result<bool, String> {
     Ok(totals.failed == 0)
 }
 
+/// A binary next to the harness binary (the same target folder), unless the variable `var`
+/// names it.
+pub fn sibling(var: &str, name: &str) -> Result<PathBuf, String> {
+    if let Some(p) = std::env::var_os(var) {
+        return Ok(PathBuf::from(p));
+    }
+    let harness =
+        std::env::current_exe().map_err(|e| format!("cannot find the harness binary: {e}"))?;
+    let dir = harness.parent().ok_or("the harness binary has no folder")?;
+    Ok(dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX)))
+}
+
 /// The bridge and the fixture next to the harness binary (the same target folder), unless
 /// `MCP_BRIDGE_BIN` or `BRIDGE_FIXTURE_SERVER` name them.
 fn binaries() -> Result<Binaries, String> {
     let harness =
         std::env::current_exe().map_err(|e| format!("cannot find the harness binary: {e}"))?;
-    let dir = harness
-        .parent()
-        .ok_or("the harness binary has no folder")?
-        .to_path_buf();
-    let pick = |var: &str, name: &str| {
-        std::env::var_os(var)
-            .map(PathBuf::from)
-            .unwrap_or_else(|| dir.join(name))
-    };
     Ok(Binaries {
-        bridge: pick("MCP_BRIDGE_BIN", "mcp-bridge-vscode"),
-        fixture: pick("BRIDGE_FIXTURE_SERVER", "bridge-fixture-server"),
+        bridge: sibling("MCP_BRIDGE_BIN", "mcp-bridge-vscode")?,
+        fixture: sibling("BRIDGE_FIXTURE_SERVER", "bridge-fixture-server")?,
         harness,
     })
 }
 
-/// Under `cargo run`, builds the bridge and the fixture once before the transcripts, so that
-/// `cargo run -p harness -- transcripts/` never replays stale binaries.
-fn build_once() -> Result<(), String> {
+/// Under `cargo run`, builds the bridge and the fixture once before the transcripts, with the
+/// profile of the harness itself (the folder it runs from: `debug` is the `dev` profile), so
+/// that `cargo run [--release] -p harness -- transcripts/` never replays stale binaries or
+/// binaries of the other profile.
+fn build_once(harness: &Path) -> Result<(), String> {
     let Some(cargo) = std::env::var_os("CARGO") else {
         return Ok(());
     };
+    let profile = build_profile(harness);
     let status = std::process::Command::new(cargo)
         .args([
             "build",
+            "--profile",
+            &profile,
             "-p",
             "mcp-bridge-vscode",
             "-p",
@@ -174,5 +206,32 @@ fn build_once() -> Result<(), String> {
         Ok(())
     } else {
         Err("cargo build of the bridge and the fixture failed".into())
+    }
+}
+
+/// The cargo profile of a binary in `target/<folder>/`: `debug` is `dev`, any other folder
+/// is the profile of that name (`release`, a custom profile).
+pub fn build_profile(binary: &Path) -> String {
+    let folder = binary
+        .parent()
+        .and_then(Path::file_name)
+        .map(|f| f.to_string_lossy().into_owned());
+    match folder.as_deref() {
+        Some("debug") | None => "dev".into(),
+        Some(other) => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_profile_follows_the_folder_of_the_harness() {
+        assert_eq!(build_profile(Path::new("/w/target/debug/harness")), "dev");
+        assert_eq!(
+            build_profile(Path::new("/w/target/release/harness")),
+            "release"
+        );
     }
 }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
-use crate::format::{ClientStep, Mode, Profile};
+use crate::format::{ClientStep, Mode, Profile, list_method};
 use crate::pattern;
 use crate::profile::{copilot_discover, initialize_params, notification, request};
 use crate::report::Failure;
@@ -21,63 +21,6 @@ const TERM_AFTER: Duration = Duration::from_secs(10);
 const KILL_AFTER: Duration = Duration::from_secs(20);
 /// The bound of a stop when the transcript gives none: 2 × shutdown_grace + 2 s.
 const STOP_BOUND_MS: u64 = 6000;
-
-/// Checks the options of a step at load time.
-pub fn check_options(step: ClientStep, opts: &Map<String, Value>) -> Result<(), String> {
-    let allowed: &[&str] = match step {
-        ClientStep::Start => &["value", "expect", "expect_error", "lists", "within_ms"],
-        ClientStep::List => &[
-            "value",
-            "expect_names",
-            "includes",
-            "excludes",
-            "count",
-            "within_ms",
-        ],
-        ClientStep::Call => &[
-            "value",
-            "arguments",
-            "expect_text",
-            "expect",
-            "expect_error",
-            "progress",
-            "answers",
-            "within_ms",
-            "progress_token",
-            "expect_list_changed",
-            "no_wait",
-            "capture_id",
-        ],
-        ClientStep::Stop => &["value", "code", "within_ms", "timers"],
-        ClientStep::ToolIds => &["value", "instance", "omitted"],
-    };
-    if let Some(k) = opts.keys().find(|k| !allowed.contains(&k.as_str())) {
-        return Err(format!("unknown option '{k}'"));
-    }
-    match step {
-        ClientStep::List => {
-            let v = opts.get("value").and_then(Value::as_str).unwrap_or("");
-            if list_method(v).is_none() {
-                return Err("list tools, prompts, resources or templates".into());
-            }
-        }
-        ClientStep::Call if !opts.get("value").is_some_and(Value::is_string) => {
-            return Err("call needs the name of a tool".into());
-        }
-        _ => {}
-    }
-    Ok(())
-}
-
-fn list_method(what: &str) -> Option<(&'static str, &'static str)> {
-    match what {
-        "tools" => Some(("tools/list", "tools")),
-        "prompts" => Some(("prompts/list", "prompts")),
-        "resources" => Some(("resources/list", "resources")),
-        "templates" => Some(("resources/templates/list", "resourceTemplates")),
-        _ => None,
-    }
-}
 
 /// Runs one high-level step.
 pub async fn run(
@@ -751,19 +694,5 @@ mod tests {
         assert!(relists_after(
             &json!({"code":-32602,"message":"Unknown tool"})
         ));
-    }
-
-    #[test]
-    fn options_are_checked() {
-        let mut o = Map::new();
-        o.insert("value".into(), json!("tools"));
-        assert!(check_options(ClientStep::List, &o).is_ok());
-        o.insert("bogus".into(), json!(1));
-        assert!(check_options(ClientStep::List, &o).is_err());
-        let mut o = Map::new();
-        o.insert("value".into(), json!("nope"));
-        assert!(check_options(ClientStep::List, &o).is_err());
-        let o = Map::new();
-        assert!(check_options(ClientStep::Call, &o).is_err());
     }
 }

@@ -5,6 +5,7 @@
 //! | module | job |
 //! | --- | --- |
 //! | `cli` | the command line; `upstream-relay` mode |
+//! | `check` | `harness check`: a server as VS Code and Copilot see it, the report |
 //! | `suite` | finds transcripts, runs them side by side, the summary |
 //! | `format` | parses a transcript into directives |
 //! | `pattern` | the partial matcher: subsets, absent members, typed wildcards, captures |
@@ -14,11 +15,13 @@
 //! | `schema` | the schema check of a frame against its own definition |
 //! | `process` | the bridge process, signals, the process tree |
 //! | `relay`, `upstream` | the scripted upstream and the tap of the fixture |
+//! | `scripted_server` | a stdio server that answers from a table (the tests of `check`) |
 //! | `https` | the HTTPS fixture as the upstream (the URL form), killed or restarted by a step |
 //! | `client`, `profile` | the simulator's steps and VS Code's / Copilot's frames |
 //! | `vscode` | VS Code's tool ids and draft-07 check |
 //! | `crowd` | many bridges at once (B33) |
 //! | `report` | failure reports with a diff |
+pub mod check;
 pub mod cli;
 pub mod client;
 pub mod crowd;
@@ -32,6 +35,7 @@ pub mod relay;
 pub mod report;
 pub mod runner;
 pub mod schema;
+pub mod scripted_server;
 pub mod session;
 pub mod skip;
 pub mod suite;

@@ -8,20 +8,19 @@
 //!   to it and its lines back, and reports every line of the bridge to the runner, which checks
 //!   it against the 2026-07-28 schema. The relay exits with the command's exit code.
 //!
-//! The socket carries one JSON object a line. Relay → runner: `{"in": <line>}` for each line
+//! The socket is a Unix socket path, or `tcp:127.0.0.1:<port>` (loopback TCP, where Unix sockets
+//! are missing; upstream.rs chooses). It carries one JSON object a line. Relay → runner: `{"in": <line>}` for each line
 //! the bridge wrote to the upstream, `{"eof": true}` at the end of its stdin. Runner → relay:
 //! `{"write": <line>}` (written as is, plus a newline: frames that are not valid are possible),
 //! `{"exit": <code>}`, `{"close_stdout": true}`.
 //!
 //! With `--stubborn`, the relay ignores the end of its stdin and the termination signal, like a
 //! server that does not stop: only a kill ends it (the bridge's stop sequence, R7).
-use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
-use tokio::net::UnixStream;
 use tokio::process::{Child, ChildStdin, ChildStdout};
 
 /// A message from the runner to the relay.
@@ -37,19 +36,16 @@ struct Tapped {
 }
 
 /// Runs the relay; returns the exit code of the process.
-pub async fn run(sock: &Path, stubborn: bool, command: &[String]) -> i32 {
+pub async fn run(sock: &str, stubborn: bool, command: &[String]) -> i32 {
     // Registering a handler replaces the default action, so SIGTERM no longer ends us.
     let _term = if stubborn {
         tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok()
     } else {
         None
     };
-    let connect = tokio::time::timeout(Duration::from_secs(10), UnixStream::connect(sock));
-    let Ok(Ok(stream)) = connect.await else {
-        eprintln!(
-            "harness upstream-relay: cannot connect to {}",
-            sock.display()
-        );
+    let connect = tokio::time::timeout(Duration::from_secs(10), connect(sock));
+    let Ok(Ok((sock_read, mut sock_write))) = connect.await else {
+        eprintln!("harness upstream-relay: cannot connect to {sock}");
         return 70;
     };
     let mut tap = match command.split_first() {
@@ -73,7 +69,6 @@ pub async fn run(sock: &Path, stubborn: bool, command: &[String]) -> i32 {
             }
         }
     };
-    let (sock_read, mut sock_write) = stream.into_split();
     let mut commands = BufReader::new(sock_read).lines();
     let mut stdin = BufReader::new(tokio::io::stdin()).lines();
     let mut stdout = Some(tokio::io::stdout());
@@ -146,6 +141,30 @@ pub async fn run(sock: &Path, stubborn: bool, command: &[String]) -> i32 {
             }
         }
     }
+}
+
+type Halves = (
+    Box<dyn tokio::io::AsyncRead + Send + Unpin>,
+    Box<dyn tokio::io::AsyncWrite + Send + Unpin>,
+);
+
+/// Connects to the runner: `tcp:<address>` over loopback TCP, else the Unix socket at the path.
+async fn connect(sock: &str) -> std::io::Result<Halves> {
+    if let Some(addr) = sock.strip_prefix("tcp:") {
+        let (r, w) = tokio::net::TcpStream::connect(addr).await?.into_split();
+        return Ok((Box::new(r), Box::new(w)));
+    }
+    #[cfg(unix)]
+    {
+        let (r, w) = tokio::net::UnixStream::connect(std::path::Path::new(sock))
+            .await?
+            .into_split();
+        Ok((Box::new(r), Box::new(w)))
+    }
+    #[cfg(not(unix))]
+    Err(std::io::Error::other(
+        "no Unix sockets here: give tcp:<address>",
+    ))
 }
 
 async fn write_out(stdout: &mut Option<tokio::io::Stdout>, text: &str) {

@@ -110,7 +110,7 @@ impl Session {
                 args.push("--".into());
                 args.push(bins.harness.to_string_lossy().into_owned());
                 args.push("upstream-relay".into());
-                args.push(s.sock.to_string_lossy().into_owned());
+                args.push(s.address.clone());
                 args.push("--".into());
                 args.push(bins.fixture.to_string_lossy().into_owned());
                 args.extend(extra.iter().map(subst));
@@ -130,7 +130,7 @@ impl Session {
                 args.push("--".into());
                 args.push(bins.harness.to_string_lossy().into_owned());
                 args.push("upstream-relay".into());
-                args.push(s.sock.to_string_lossy().into_owned());
+                args.push(s.address.clone());
                 if opts.stubborn {
                     args.push("--stubborn".into());
                 }

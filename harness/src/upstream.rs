@@ -1,15 +1,13 @@
-//! The runner's side of the scripted upstream: it listens on the Unix socket of the relay
-//! (relay.rs), checks every frame the bridge writes upstream (invariants.rs, 2026-07-28),
+//! The runner's side of the scripted upstream: it listens on the socket of the relay
+//! (relay.rs): a Unix socket, or a loopback TCP port where Unix sockets are missing (Windows) or
+//! when `HARNESS_RELAY=tcp`; checks every frame the bridge writes upstream (invariants.rs, 2026-07-28),
 //! answers the requests of `auto` itself, and queues the others for `upstream_expect`.
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::net::UnixListener;
-use tokio::net::unix::OwnedWriteHalf;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
 use crate::format::Scripted;
@@ -26,12 +24,69 @@ pub enum Event {
     Closed,
 }
 
-type Writer = Arc<tokio::sync::Mutex<Option<OwnedWriteHalf>>>;
+type Writer = Arc<tokio::sync::Mutex<Option<Box<dyn AsyncWrite + Send + Unpin>>>>;
+type Reader = Box<dyn AsyncRead + Send + Unpin>;
+
+/// The listening socket of the relay.
+enum Listener {
+    #[cfg(unix)]
+    Unix(tokio::net::UnixListener),
+    Tcp(tokio::net::TcpListener),
+}
+
+impl Listener {
+    /// The next relay, split into its two halves.
+    async fn accept(&self) -> std::io::Result<(Reader, Box<dyn AsyncWrite + Send + Unpin>)> {
+        match self {
+            #[cfg(unix)]
+            Listener::Unix(l) => {
+                let (stream, _) = l.accept().await?;
+                let (r, w) = stream.into_split();
+                Ok((Box::new(r), Box::new(w)))
+            }
+            Listener::Tcp(l) => {
+                let (stream, _) = l.accept().await?;
+                let (r, w) = stream.into_split();
+                Ok((Box::new(r), Box::new(w)))
+            }
+        }
+    }
+}
+
+/// True when the relay uses loopback TCP: always where Unix sockets are missing, elsewhere when
+/// the variable `HARNESS_RELAY` is `tcp`.
+pub fn relay_over_tcp() -> bool {
+    !cfg!(unix) || std::env::var("HARNESS_RELAY").is_ok_and(|v| v == "tcp")
+}
+
+/// Binds the relay's socket: gives the listener and the address for `upstream-relay`.
+fn bind(dir: &std::path::Path) -> Result<(Listener, String), String> {
+    #[cfg(unix)]
+    if !relay_over_tcp() {
+        let sock = dir.join("upstream.sock");
+        let l = tokio::net::UnixListener::bind(&sock)
+            .map_err(|e| format!("cannot bind {}: {e}", sock.display()))?;
+        return Ok((Listener::Unix(l), sock.to_string_lossy().into_owned()));
+    }
+    let _ = dir;
+    let std_listener = std::net::TcpListener::bind("127.0.0.1:0")
+        .map_err(|e| format!("cannot bind 127.0.0.1:0: {e}"))?;
+    let addr = std_listener
+        .local_addr()
+        .map_err(|e| format!("no local address: {e}"))?;
+    std_listener
+        .set_nonblocking(true)
+        .map_err(|e| format!("cannot set the listener non-blocking: {e}"))?;
+    let l = tokio::net::TcpListener::from_std(std_listener)
+        .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+    Ok((Listener::Tcp(l), format!("tcp:{addr}")))
+}
 
 /// The scripted upstream of one transcript.
 pub struct ScriptedUpstream {
     _dir: tempfile::TempDir,
-    pub sock: PathBuf,
+    /// What `harness upstream-relay` connects to: a socket path, or `tcp:127.0.0.1:<port>`.
+    pub address: String,
     pub events: mpsc::UnboundedReceiver<Event>,
     writer: Writer,
     /// The id of the last request taken by `upstream_expect`: the default target of a reply.
@@ -67,9 +122,7 @@ impl ScriptedUpstream {
             .prefix("harness-")
             .tempdir()
             .map_err(|e| format!("no temporary directory: {e}"))?;
-        let sock = dir.path().join("upstream.sock");
-        let listener = UnixListener::bind(&sock)
-            .map_err(|e| format!("cannot bind {}: {e}", sock.display()))?;
+        let (listener, address) = bind(dir.path())?;
         let (tx, rx) = mpsc::unbounded_channel();
         let writer: Writer = Arc::new(tokio::sync::Mutex::new(None));
         let auto = Auto {
@@ -79,7 +132,7 @@ impl ScriptedUpstream {
         let task = tokio::spawn(accept(listener, tx, writer.clone(), auto, checker));
         Ok(Self {
             _dir: dir,
-            sock,
+            address,
             events: rx,
             writer,
             last_request: None,
@@ -142,21 +195,30 @@ fn auto_table(opts: &Scripted) -> Map<String, Value> {
 }
 
 /// The automatic replies and how many of each method were used.
-struct Auto {
+pub struct Auto {
     table: Map<String, Value>,
     used: HashMap<String, usize>,
 }
 
+impl Auto {
+    /// A table of method → `{"result":…}`, `{"error":…}`, `"hang"`, or an array of them.
+    pub fn new(table: Map<String, Value>) -> Self {
+        Self {
+            table,
+            used: HashMap::new(),
+        }
+    }
+}
+
 async fn accept(
-    listener: UnixListener,
+    listener: Listener,
     tx: mpsc::UnboundedSender<Event>,
     writer: Writer,
     mut auto: Auto,
     checker: Arc<Mutex<Checker>>,
 ) {
     // The bridge may start the upstream again after a failed initialize: each relay in turn.
-    while let Ok((stream, _)) = listener.accept().await {
-        let (read, write) = stream.into_split();
+    while let Ok((read, write)) = listener.accept().await {
         *writer.lock().await = Some(write);
         let mut lines = BufReader::new(read).lines();
         while let Ok(Some(line)) = lines.next_line().await {
@@ -189,7 +251,7 @@ async fn accept(
 }
 
 /// `Some(Some(line))`: answer with the line; `Some(None)`: swallow (hang); `None`: not automatic.
-fn auto_reply(auto: &mut Auto, frame: &Value) -> Option<Option<String>> {
+pub fn auto_reply(auto: &mut Auto, frame: &Value) -> Option<Option<String>> {
     let method = frame.get("method")?.as_str()?;
     let id = frame.get("id")?;
     let reply = auto.table.get(method)?;

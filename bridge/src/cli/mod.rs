@@ -166,8 +166,6 @@ pub enum ArgError {
     MissingCommand,
     #[error("the command needs -- before it")]
     CommandWithoutSeparator,
-    #[error("the URL form is not available in this version of the bridge: give -- and a command")]
-    UrlForm,
     #[error("an option is not valid UTF-8")]
     NotUtf8,
     #[error("the URL is not valid: {0}")]

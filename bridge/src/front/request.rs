@@ -90,6 +90,10 @@ pub(crate) async fn run_forward(
         };
         rounds.observe(&shared, &raw);
         if !is_input_required(&raw) {
+            let mut raw = raw;
+            if method == "tools/list" {
+                upstream.tools_listed(&mut raw);
+            }
             let mut response = complete(&method, raw);
             if let Ok(result) = response.as_mut()
                 && shared.opts.upstream.is_remote()

@@ -2,9 +2,11 @@
 //! the bridge's scopes in the contract's line format (R7), one write for each line.
 //!
 //! Request ids: the request tasks run inside [`request_span`]. A debug line emitted inside such
-//! a span ends with ` [request <id>]`, where `<id>` is the JSON-RPC id of VS Code's request as
-//! JSON (`7`, `"abc"`); the innermost request span applies. Lines of the other levels keep the
-//! exact texts of the contract's table and get no suffix.
+//! a span that does not name its request already ends with ` [request <id>]`, where `<id>` is
+//! the JSON-RPC id of VS Code's request as JSON (`7`, `"abc"`); the innermost request span
+//! applies. The debug lines of the contract name their request (`request <id> (...)`,
+//! `... of client request <id>`), so they keep their exact texts; lines of the other levels
+//! get no suffix.
 
 use std::fmt::{self, Write as _};
 use std::io::Write as _;
@@ -145,6 +147,7 @@ where
         });
         if level == Level::Debug
             && let Some(request) = request_id(event, &ctx)
+            && !names_request(&text, &request)
         {
             let _ = write!(text, " [request {request}]");
         }
@@ -152,6 +155,17 @@ where
         line.push('\n');
         (self.sink)(line.as_bytes());
     }
+}
+
+/// True when the text names the request already (`request 7 (`, `client request 7)`).
+fn names_request(text: &str, request: &str) -> bool {
+    let named = format!("request {request}");
+    text.match_indices(&named).any(|(at, _)| {
+        !text[at + named.len()..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '.')
+    })
 }
 
 /// The id of the innermost request span around the event.
@@ -235,6 +249,10 @@ mod tests {
                 Level::Debug,
                 "upstream request 3 (tools/call): response after 5 ms",
             );
+            bridge(
+                Level::Debug,
+                "request 7 (tools/call): sent elicitation/create to the client as request \"b-1\"",
+            );
             bridge(Level::Info, "info keeps its text");
             {
                 let inner = request_span(&serde_json::json!("a\"b"));
@@ -249,6 +267,7 @@ mod tests {
             [
                 "mcp-bridge-vscode: bridge: debug: outside\n",
                 "mcp-bridge-vscode: bridge: debug: upstream request 3 (tools/call): response after 5 ms [request 7]\n",
+                "mcp-bridge-vscode: bridge: debug: request 7 (tools/call): sent elicitation/create to the client as request \"b-1\"\n",
                 "mcp-bridge-vscode: bridge: info: info keeps its text\n",
                 "mcp-bridge-vscode: bridge: debug: inner [request \"a\\\"b\"]\n",
                 "mcp-bridge-vscode: bridge: debug: back [request 7]\n",

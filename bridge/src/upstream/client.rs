@@ -117,6 +117,11 @@ impl UpstreamClient {
         &self.envelope.capabilities
     }
 
+    /// See [`Transport::tools_listed`].
+    pub fn tools_listed(&self, result: &mut Value) {
+        self.transport.tools_listed(result);
+    }
+
     /// The transport (for the stop sequence and the watchdog).
     pub fn transport(&self) -> &Arc<dyn Transport> {
         &self.transport

@@ -106,6 +106,10 @@ pub trait Transport: Send + Sync + 'static {
     fn is_remote(&self) -> bool {
         false
     }
+    /// A `tools/list` result of the upstream server, before it goes to VS Code: a transport
+    /// can learn from it what later calls need (HTTP: the parameters of `x-mcp-header`), and
+    /// leave out tools that it cannot call.
+    fn tools_listed(&self, _result: &mut Value) {}
 }
 
 /// Why an upstream request failed (the front maps each to the error table).

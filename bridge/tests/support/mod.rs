@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 pub mod http_peers;
+pub mod https_fixture;
 pub mod proxy;
 pub mod skip;
 pub mod values;
@@ -97,16 +98,30 @@ impl Bridge {
     }
 
     pub fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Bridge {
-        Self::start_program(&bridge_bin(), args, env)
+        Self::start_with_env_removed(args, env, &[])
+    }
+
+    /// Starts the bridge with `env` set and the variables of `removed` taken away (for
+    /// example the proxy variables of the machine that runs the tests).
+    pub fn start_with_env_removed(args: &[&str], env: &[(&str, &str)], removed: &[&str]) -> Bridge {
+        Self::start_program(&bridge_bin(), args, env, removed)
     }
 
     /// Starts another program in place of the bridge (M5: the fixture with `--embedded`).
-    pub fn start_program(program: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Bridge {
+    pub fn start_program(
+        program: &std::path::Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+        removed: &[&str],
+    ) -> Bridge {
         let mut cmd = Command::new(program);
         cmd.args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        for k in removed {
+            cmd.env_remove(k);
+        }
         for (k, v) in env {
             cmd.env(k, v);
         }

@@ -7,7 +7,8 @@
 //! `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers against the body (400, -32020),
 //! the body limit (413), answers a notification with 202, and cancels a request whose response
 //! stream the client closes. [`gate`] adds what is the fixture's own: POST only, the bearer
-//! token, the listen statuses.
+//! token, the listen statuses. With `--oauth`, [`crate::oauth`] checks the access token of
+//! `/mcp` after the gate and serves the authorization server's endpoints beside `/mcp`.
 mod gate;
 mod tls;
 
@@ -26,6 +27,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::Options;
 use crate::log;
+use crate::oauth;
 use crate::server::Fixture;
 use crate::state::State;
 
@@ -35,6 +37,8 @@ pub const PATH: &str = "/mcp";
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// How long the stop waits for the responses in flight.
 const STOP_WAIT: Duration = Duration::from_secs(1);
+/// The test CA, for `--browse`.
+pub const CA_PEM: &str = tls::CA_CRT;
 
 /// The token of `--bearer-env VAR`: an unset or empty variable is an argument error (exit 2).
 pub fn bearer_token(options: &Options) -> Result<Option<String>, String> {
@@ -66,7 +70,7 @@ pub async fn serve(options: Options, bearer: Option<String>) -> Result<(), Strin
     };
     let stop = CancellationToken::new();
     let state = Arc::new(State::new(options.clone()));
-    let app = router(&options, local, bearer, Arc::clone(&state), &stop);
+    let app = router(&options, local, bearer, Arc::clone(&state), &stop)?;
     let handle = axum_server::Handle::new();
     let server = match tls {
         Some(config) => {
@@ -115,8 +119,13 @@ fn ended(
 
 /// `https://<ip>:<port>/mcp` (or `http://`), `[::1]` in brackets.
 fn url(options: &Options, local: SocketAddr) -> String {
+    format!("{}{PATH}", origin(options, local))
+}
+
+/// `https://<ip>:<port>` (or `http://`): also the issuer of `--oauth`.
+fn origin(options: &Options, local: SocketAddr) -> String {
     let scheme = if options.plain_http { "http" } else { "https" };
-    format!("{scheme}://{local}{PATH}")
+    format!("{scheme}://{local}")
 }
 
 /// The first stdout line, flushed: the tests read the URL from it.
@@ -133,7 +142,7 @@ fn router(
     bearer: Option<String>,
     state: Arc<State>,
     stop: &CancellationToken,
-) -> Router {
+) -> Result<Router, String> {
     let hosts = [
         "localhost".to_string(),
         "127.0.0.1".to_string(),
@@ -162,10 +171,25 @@ fn router(
                 .map(|status| (status, AtomicU32::new(count)))
         }),
     });
-    Router::new()
-        .route_service(PATH, mcp)
-        .route_layer(from_fn_with_state(gate, gate::check))
-        .fallback(|| async { (StatusCode::NOT_FOUND, "Not Found: the MCP endpoint is /mcp") })
+    let auth = if options.oauth {
+        let config = oauth::Config::of(options, tls::CA_CRT);
+        let server = oauth::AuthServer::new(origin(options, local), url(options, local), config)?;
+        Some(Arc::new(server))
+    } else {
+        None
+    };
+    let mut router = Router::new().route_service(PATH, mcp);
+    if let Some(auth) = &auth {
+        router = router.route_layer(from_fn_with_state(Arc::clone(auth), oauth::guard));
+    }
+    router = router.route_layer(from_fn_with_state(gate, gate::check));
+    if let Some(auth) = auth {
+        router = router.merge(oauth::routes(auth));
+    }
+    Ok(
+        router
+            .fallback(|| async { (StatusCode::NOT_FOUND, "Not Found: the MCP endpoint is /mcp") }),
+    )
 }
 
 /// SIGINT, or SIGTERM on POSIX.

@@ -6,6 +6,9 @@ use rustls::ServerConfig;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
+/// The test CA (`certs/ca.crt`): the trust of `--browse` and of the fetch of client ID
+/// metadata documents (besides the roots of the system).
+pub const CA_CRT: &str = include_str!("../../../certs/ca.crt");
 const SERVER_CRT: &str = include_str!("../../../certs/server.crt");
 const SERVER_KEY: &str = include_str!("../../../certs/server.key");
 const UNTRUSTED_SERVER_CRT: &str = include_str!("../../../certs/untrusted-server.crt");

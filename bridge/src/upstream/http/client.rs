@@ -46,7 +46,7 @@ pub fn load_ca_file(path: &Path) -> Result<Vec<Certificate>, CaError> {
 }
 
 /// The process-wide crypto provider of rustls (ring); idempotent.
-fn install_crypto_provider() {
+pub fn install_crypto_provider() {
     if rustls::crypto::CryptoProvider::get_default().is_none() {
         let _ = rustls::crypto::ring::default_provider().install_default();
     }

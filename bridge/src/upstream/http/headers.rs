@@ -11,13 +11,16 @@ use crate::upstream::envelope::PROTOCOL_VERSION;
 pub const ACCEPT: &str = "application/json, text/event-stream";
 
 /// The headers of one request, in order.
-pub fn standard_headers(method: &str, frame: &Value) -> Vec<(&'static str, String)> {
+pub fn standard_headers(method: &str, frame: &Value) -> Vec<(String, String)> {
     let mut headers = vec![
-        ("mcp-protocol-version", PROTOCOL_VERSION.to_owned()),
-        ("mcp-method", header_value(method)),
+        (
+            "mcp-protocol-version".to_owned(),
+            PROTOCOL_VERSION.to_owned(),
+        ),
+        ("mcp-method".to_owned(), header_value(method)),
     ];
     if let Some(name) = name_source(method, frame) {
-        headers.push(("mcp-name", header_value(name)));
+        headers.push(("mcp-name".to_owned(), header_value(name)));
     }
     headers
 }
@@ -79,15 +82,15 @@ mod tests {
         assert_eq!(
             standard_headers("tools/call", &call),
             vec![
-                ("mcp-protocol-version", "2026-07-28".to_owned()),
-                ("mcp-method", "tools/call".to_owned()),
-                ("mcp-name", "add".to_owned()),
+                ("mcp-protocol-version".to_owned(), "2026-07-28".to_owned()),
+                ("mcp-method".to_owned(), "tools/call".to_owned()),
+                ("mcp-name".to_owned(), "add".to_owned()),
             ]
         );
         let read = json!({"params":{"uri":"file:///a b"}});
         assert_eq!(
             standard_headers("resources/read", &read)[2],
-            ("mcp-name", "file:///a b".to_owned())
+            ("mcp-name".to_owned(), "file:///a b".to_owned())
         );
         let get = json!({"params":{"name":"greet"}});
         assert_eq!(standard_headers("prompts/get", &get).len(), 3);

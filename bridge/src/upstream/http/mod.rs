@@ -12,6 +12,7 @@
 
 mod client;
 pub mod headers;
+pub mod params;
 mod post;
 
 use std::collections::HashMap;
@@ -21,8 +22,12 @@ use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 use tokio::task::AbortHandle;
 
-pub use self::client::{CaError, HttpOptions, build_client, load_ca_file};
+pub use self::client::{
+    CaError, HttpOptions, build_client, describe, install_crypto_provider, load_ca_file,
+};
+use self::params::{ParamHeader, call_headers, param_headers};
 use super::{Ended, Transport, TransportEvent};
+use crate::log::{self, Level};
 use crate::wire::writer::Room;
 
 /// A connection to an upstream server at a URL.
@@ -30,6 +35,8 @@ pub struct HttpTransport {
     shared: Arc<post::PostContext>,
     /// The POST of each request in flight; aborting it closes its response stream.
     inflight: Arc<Mutex<HashMap<i64, AbortHandle>>>,
+    /// The `x-mcp-header` parameters of each listed tool that has any.
+    param_headers: Mutex<HashMap<String, Vec<ParamHeader>>>,
     end_tx: watch::Sender<Option<Ended>>,
 }
 
@@ -56,6 +63,7 @@ impl HttpTransport {
                 room,
             }),
             inflight: Arc::new(Mutex::new(HashMap::new())),
+            param_headers: Mutex::new(HashMap::new()),
             end_tx,
         }))
     }
@@ -70,7 +78,17 @@ impl Transport for HttpTransport {
             Ok(body) => body,
             Err(_) => return false,
         };
-        let headers = headers::standard_headers(method, frame);
+        let mut headers = headers::standard_headers(method, frame);
+        if method == "tools/call" {
+            let params = frame.get("params");
+            let tool = params.and_then(|p| p.get("name")).and_then(Value::as_str);
+            if let Some(specs) = tool.and_then(|t| lock(&self.param_headers).get(t).cloned()) {
+                headers.extend(call_headers(
+                    &specs,
+                    params.and_then(|p| p.get("arguments")),
+                ));
+            }
+        }
         let shared = Arc::clone(&self.shared);
         let inflight = Arc::clone(&self.inflight);
         // The entry goes in before the task can remove it: the task waits for the lock.
@@ -106,5 +124,39 @@ impl Transport for HttpTransport {
 
     fn is_remote(&self) -> bool {
         true
+    }
+
+    /// The transport's rule on `x-mcp-header`: a tool whose annotation breaks a constraint
+    /// is left out of the list, with a warning line; the others are remembered for their
+    /// calls.
+    fn tools_listed(&self, result: &mut Value) {
+        let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) else {
+            return;
+        };
+        let mut known = lock(&self.param_headers);
+        tools.retain(|tool| {
+            let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
+            let Some(schema) = tool.get("inputSchema") else {
+                return true;
+            };
+            match param_headers(schema) {
+                Ok(specs) if specs.is_empty() => {
+                    known.remove(name);
+                    true
+                }
+                Ok(specs) => {
+                    known.insert(name.to_owned(), specs);
+                    true
+                }
+                Err(why) => {
+                    known.remove(name);
+                    log::bridge(
+                        Level::Warn,
+                        &format!("tool '{name}': left out of tools/list: {why}"),
+                    );
+                    false
+                }
+            }
+        });
     }
 }

@@ -33,7 +33,7 @@ const ERROR_BODY_BYTES: usize = 64 << 10;
 
 impl PostContext {
     /// Runs the exchange of request `id` to its end.
-    pub async fn exchange(&self, id: i64, std_headers: Vec<(&'static str, String)>, body: Vec<u8>) {
+    pub async fn exchange(&self, id: i64, std_headers: Vec<(String, String)>, body: Vec<u8>) {
         let outcome = self.post(std_headers, body).await;
         let error = match outcome {
             Ok(()) => UpstreamError::TransportFailed(
@@ -46,7 +46,7 @@ impl PostContext {
 
     async fn post(
         &self,
-        std_headers: Vec<(&'static str, String)>,
+        std_headers: Vec<(String, String)>,
         body: Vec<u8>,
     ) -> Result<(), UpstreamError> {
         let mut request = self

@@ -1,0 +1,243 @@
+//! Fetching the metadata of a sign-in: the protected resource metadata of the MCP server (RFC
+//! 9728) and the metadata of its authorization server (RFC 8414 or OpenID Connect Discovery),
+//! in the order of [`super::discovery`], with the checks of the specification.
+
+use serde_json::Value;
+use url::Url;
+
+use super::challenge::Challenge;
+use super::discovery::{
+    authorization_server_metadata_urls, issuer_matches, resource_covers, resource_metadata_urls,
+};
+use super::failure::Failure;
+
+/// A metadata document is read up to this size.
+const MAX_DOCUMENT: usize = 1 << 20;
+
+/// What the protected resource metadata says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resource {
+    /// The resource indicator (RFC 8707) of the tokens.
+    pub resource: String,
+    pub authorization_servers: Vec<Url>,
+    pub scopes_supported: Vec<String>,
+}
+
+/// What the authorization server metadata says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Server {
+    pub issuer: Url,
+    pub authorization_endpoint: Url,
+    pub token_endpoint: Url,
+    pub registration_endpoint: Option<Url>,
+    pub client_id_metadata_document_supported: bool,
+    pub scopes_supported: Vec<String>,
+}
+
+/// The protected resource metadata of `mcp`: the first document of the candidate URLs that
+/// answers, whose `resource` covers the MCP URL.
+pub async fn resource(
+    http: &reqwest::Client,
+    mcp: &Url,
+    challenge: &Challenge,
+) -> Result<Resource, Failure> {
+    for url in resource_metadata_urls(mcp, challenge.resource_metadata.as_deref()) {
+        let Some(doc) = fetch_json(http, &url).await? else {
+            continue;
+        };
+        return parse_resource(&doc, mcp);
+    }
+    Err(Failure::Discovery(
+        "the upstream server has no protected resource metadata".into(),
+    ))
+}
+
+/// The metadata of the authorization server `issuer`, checked (RFC 8414 §3.3, PKCE S256).
+pub async fn server(http: &reqwest::Client, issuer: &Url) -> Result<Server, Failure> {
+    for url in authorization_server_metadata_urls(issuer) {
+        let Some(doc) = fetch_json(http, &url).await? else {
+            continue;
+        };
+        return parse_server(&doc, issuer);
+    }
+    Err(Failure::Discovery(
+        "the authorization server has no metadata".into(),
+    ))
+}
+
+pub(crate) fn parse_resource(doc: &Value, mcp: &Url) -> Result<Resource, Failure> {
+    let resource = doc.get("resource").and_then(Value::as_str).ok_or_else(|| {
+        Failure::Discovery("the protected resource metadata has no resource".into())
+    })?;
+    if !resource_covers(resource, mcp) {
+        return Err(Failure::Discovery(
+            "the resource of the protected resource metadata is not the upstream server".into(),
+        ));
+    }
+    let authorization_servers: Vec<Url> = strings(doc, "authorization_servers")
+        .iter()
+        .filter_map(|s| Url::parse(s).ok())
+        .filter(|u| u.scheme() == "https" || is_loopback_http(u))
+        .collect();
+    if authorization_servers.is_empty() {
+        return Err(Failure::Discovery(
+            "the protected resource metadata names no authorization server".into(),
+        ));
+    }
+    Ok(Resource {
+        resource: resource.to_owned(),
+        authorization_servers,
+        scopes_supported: strings(doc, "scopes_supported"),
+    })
+}
+
+pub(crate) fn parse_server(doc: &Value, issuer: &Url) -> Result<Server, Failure> {
+    if !issuer_matches(doc, issuer) {
+        return Err(Failure::Discovery(
+            "the issuer of the authorization server metadata is not the authorization server"
+                .into(),
+        ));
+    }
+    let endpoint = |key: &str| {
+        doc.get(key)
+            .and_then(Value::as_str)
+            .and_then(|s| Url::parse(s).ok())
+            .filter(|u| u.scheme() == "https" || is_loopback_http(u))
+    };
+    let (Some(authorization_endpoint), Some(token_endpoint)) = (
+        endpoint("authorization_endpoint"),
+        endpoint("token_endpoint"),
+    ) else {
+        return Err(Failure::Discovery(
+            "the authorization server metadata has no authorization or token endpoint".into(),
+        ));
+    };
+    // OAuth 2.1 and the MCP specification: PKCE with S256 is required.
+    if !strings(doc, "code_challenge_methods_supported")
+        .iter()
+        .any(|m| m == "S256")
+    {
+        return Err(Failure::Discovery(
+            "the authorization server does not support PKCE with S256".into(),
+        ));
+    }
+    Ok(Server {
+        issuer: issuer.clone(),
+        authorization_endpoint,
+        token_endpoint,
+        registration_endpoint: endpoint("registration_endpoint"),
+        client_id_metadata_document_supported: doc
+            .get("client_id_metadata_document_supported")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        scopes_supported: strings(doc, "scopes_supported"),
+    })
+}
+
+fn strings(doc: &Value, key: &str) -> Vec<String> {
+    doc.get(key)
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `http` is allowed only for a loopback host, as for the URL of the bridge.
+fn is_loopback_http(url: &Url) -> bool {
+    url.scheme() == "http"
+        && url
+            .host()
+            .is_some_and(|h| crate::cli::url_rule::is_loopback(&h))
+}
+
+/// A JSON document, `None` for a 404 (or another status that says "not here"), an error for a
+/// broken connection. The error names no URL.
+async fn fetch_json(http: &reqwest::Client, url: &Url) -> Result<Option<Value>, Failure> {
+    let response = http
+        .get(url.clone())
+        .header(reqwest::header::ACCEPT, "application/json")
+        .send()
+        .await
+        .map_err(|e| Failure::Transport(crate::upstream::http::describe(&e)))?;
+    if !response.status().is_success() {
+        return Ok(None);
+    }
+    let mut response = response;
+    let mut body = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| Failure::Transport(crate::upstream::http::describe(&e)))?
+    {
+        if body.len() + chunk.len() > MAX_DOCUMENT {
+            return Err(Failure::Discovery("a metadata document is too long".into()));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(serde_json::from_slice(&body).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn url(s: &str) -> Url {
+        Url::parse(s).expect("url")
+    }
+
+    #[test]
+    fn the_protected_resource_metadata_must_cover_the_server_and_name_a_server() {
+        let mcp = url("https://127.0.0.1:9/mcp");
+        let doc = json!({"resource":"https://127.0.0.1:9/mcp","authorization_servers":["https://127.0.0.1:9","ftp://x"],"scopes_supported":["mcp:read"]});
+        assert_eq!(
+            parse_resource(&doc, &mcp),
+            Ok(Resource {
+                resource: "https://127.0.0.1:9/mcp".into(),
+                authorization_servers: vec![url("https://127.0.0.1:9")],
+                scopes_supported: vec!["mcp:read".into()],
+            })
+        );
+        assert!(
+            parse_resource(
+                &json!({"resource":"https://other/mcp","authorization_servers":["https://a"]}),
+                &mcp
+            )
+            .is_err()
+        );
+        assert!(
+            parse_resource(
+                &json!({"resource":"https://127.0.0.1:9/mcp","authorization_servers":[]}),
+                &mcp
+            )
+            .is_err()
+        );
+        assert!(parse_resource(&json!({"authorization_servers":["https://a"]}), &mcp).is_err());
+        assert!(parse_resource(&json!({"resource":"https://127.0.0.1:9/mcp","authorization_servers":["http://a.example"]}), &mcp).is_err());
+    }
+
+    #[test]
+    fn the_server_metadata_needs_its_issuer_both_endpoints_and_s256() {
+        let issuer = url("https://as.example");
+        let good = json!({"issuer":"https://as.example","authorization_endpoint":"https://as.example/authorize",
+            "token_endpoint":"https://as.example/token","registration_endpoint":"https://as.example/register",
+            "code_challenge_methods_supported":["S256"],"client_id_metadata_document_supported":true});
+        let server = parse_server(&good, &issuer).expect("valid");
+        assert_eq!(server.token_endpoint, url("https://as.example/token"));
+        assert!(server.client_id_metadata_document_supported);
+        assert!(server.registration_endpoint.is_some());
+        let mut wrong_issuer = good.clone();
+        wrong_issuer["issuer"] = json!("https://attacker.example");
+        assert!(parse_server(&wrong_issuer, &issuer).is_err());
+        let mut plain_only = good.clone();
+        plain_only["code_challenge_methods_supported"] = json!(["plain"]);
+        assert!(parse_server(&plain_only, &issuer).is_err());
+        let mut no_token = good;
+        no_token["token_endpoint"] = json!("http://as.example/token");
+        assert!(parse_server(&no_token, &issuer).is_err());
+    }
+}

@@ -1,0 +1,259 @@
+//! The client of the bridge at an authorization server, in the contract's order: `--client-id`
+//! (with `--client-issuer`; the secret only from `MCP_BRIDGE_CLIENT_SECRET`), then a client ID
+//! metadata document when the server supports it and `--client-metadata-url` names one, then
+//! dynamic client registration (RFC 7591) with the exact redirect URI.
+//!
+//! The project publishes no client ID metadata document yet, so there is no default document:
+//! a default that no server can fetch would only fail (bridge/README.md says how to publish
+//! one and pass it with `--client-metadata-url`).
+
+use serde_json::{Value, json};
+use url::Url;
+
+use super::failure::{Failure, sanitize};
+use super::identity::CLIENT_NAME;
+use super::metadata::Server;
+use crate::upstream::http::describe;
+
+/// A registration answer is read up to this size.
+const MAX_ANSWER: usize = 64 << 10;
+
+/// How the bridge authenticates at the token endpoint.
+#[derive(Clone, Debug)]
+pub enum TokenAuth {
+    /// A public client (PKCE alone).
+    None,
+    /// `client_secret_basic` with the secret of `MCP_BRIDGE_CLIENT_SECRET` or of the
+    /// registration.
+    Basic(oauth2::ClientSecret),
+}
+
+/// The client of the bridge at one authorization server.
+#[derive(Clone, Debug)]
+pub struct Registration {
+    pub client_id: String,
+    pub auth: TokenAuth,
+    /// True when the registration came from this run (dynamic registration): a stored
+    /// sign-in keeps it.
+    pub dynamic: bool,
+}
+
+/// What the command line and the environment say about the client.
+#[derive(Clone, Debug, Default)]
+pub struct ClientChoice {
+    pub client_id: Option<String>,
+    pub client_issuer: Option<Url>,
+    pub client_secret: Option<oauth2::ClientSecret>,
+    pub metadata_url: Option<Url>,
+}
+
+/// Finds the client of the bridge at `server`, registering one when that is the way.
+pub async fn register(
+    http: &reqwest::Client,
+    server: &Server,
+    choice: &ClientChoice,
+    redirect_uri: &str,
+) -> Result<Registration, Failure> {
+    if let Some(client_id) = &choice.client_id {
+        return pre_registered(server, choice, client_id);
+    }
+    if let Some(url) = &choice.metadata_url
+        && server.client_id_metadata_document_supported
+    {
+        return Ok(Registration {
+            client_id: url.to_string(),
+            auth: TokenAuth::None,
+            dynamic: false,
+        });
+    }
+    let Some(endpoint) = &server.registration_endpoint else {
+        return Err(Failure::RegistrationUnavailable);
+    };
+    let response = http
+        .post(endpoint.clone())
+        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .body(registration_request(redirect_uri).to_string())
+        .send()
+        .await
+        .map_err(|e| Failure::Transport(describe(&e)))?;
+    let status = response.status();
+    let body = read_bounded(response).await?;
+    let answer: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    if !status.is_success() {
+        let code = answer
+            .get("error")
+            .and_then(Value::as_str)
+            .map(sanitize)
+            .unwrap_or_else(|| format!("HTTP status {}", status.as_u16()));
+        return Err(Failure::RegistrationRefused(code));
+    }
+    parse_registration(&answer)
+}
+
+/// `--client-id`: bound to `--client-issuer` when given; a secret needs the issuer, so that it
+/// goes only to that authorization server.
+fn pre_registered(
+    server: &Server,
+    choice: &ClientChoice,
+    client_id: &str,
+) -> Result<Registration, Failure> {
+    if let Some(issuer) = &choice.client_issuer
+        && issuer.as_str().trim_end_matches('/') != server.issuer.as_str().trim_end_matches('/')
+    {
+        return Err(Failure::IssuerNotRegistered);
+    }
+    let auth = match (&choice.client_secret, &choice.client_issuer) {
+        (Some(secret), Some(_)) => TokenAuth::Basic(secret.clone()),
+        (Some(_), None) => return Err(Failure::IssuerNotRegistered),
+        (None, _) => TokenAuth::None,
+    };
+    Ok(Registration {
+        client_id: client_id.to_owned(),
+        auth,
+        dynamic: false,
+    })
+}
+
+/// RFC 7591 metadata of a native public client with the exact redirect URI.
+pub fn registration_request(redirect_uri: &str) -> Value {
+    json!({
+        "client_name": CLIENT_NAME,
+        "redirect_uris": [redirect_uri],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": "none",
+        "application_type": "native",
+    })
+}
+
+fn parse_registration(answer: &Value) -> Result<Registration, Failure> {
+    let Some(client_id) = answer.get("client_id").and_then(Value::as_str) else {
+        return Err(Failure::RegistrationRefused(
+            "the answer has no client_id".into(),
+        ));
+    };
+    let auth = match answer.get("client_secret").and_then(Value::as_str) {
+        Some(secret) => TokenAuth::Basic(oauth2::ClientSecret::new(secret.to_owned())),
+        None => TokenAuth::None,
+    };
+    Ok(Registration {
+        client_id: client_id.to_owned(),
+        auth,
+        dynamic: true,
+    })
+}
+
+async fn read_bounded(mut response: reqwest::Response) -> Result<Vec<u8>, Failure> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| Failure::Transport(describe(&e)))?
+    {
+        if body.len() + chunk.len() > MAX_ANSWER {
+            return Err(Failure::RegistrationRefused(
+                "the answer is too long".into(),
+            ));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server(cimd: bool, registration: bool) -> Server {
+        let u = |s: &str| Url::parse(s).expect("url");
+        Server {
+            issuer: u("https://as.example"),
+            authorization_endpoint: u("https://as.example/authorize"),
+            token_endpoint: u("https://as.example/token"),
+            registration_endpoint: registration.then(|| u("https://as.example/register")),
+            client_id_metadata_document_supported: cimd,
+            scopes_supported: vec![],
+        }
+    }
+
+    fn http() -> reqwest::Client {
+        crate::upstream::http::install_crypto_provider();
+        reqwest::Client::new()
+    }
+
+    #[tokio::test]
+    async fn the_client_id_comes_first_and_its_secret_needs_the_issuer() {
+        let mut choice = ClientChoice {
+            client_id: Some("pre".into()),
+            ..Default::default()
+        };
+        let r = register(&http(), &server(true, true), &choice, "x").await;
+        assert!(
+            matches!(r, Ok(Registration { ref client_id, auth: TokenAuth::None, dynamic: false }) if client_id == "pre")
+        );
+        choice.client_secret = Some(oauth2::ClientSecret::new("s3cret".into()));
+        let r = register(&http(), &server(true, true), &choice, "x").await;
+        assert!(matches!(r, Err(Failure::IssuerNotRegistered)));
+        choice.client_issuer = Some(Url::parse("https://as.example/").expect("url"));
+        let r = register(&http(), &server(true, true), &choice, "x").await;
+        assert!(matches!(
+            r,
+            Ok(Registration {
+                auth: TokenAuth::Basic(_),
+                ..
+            })
+        ));
+        choice.client_issuer = Some(Url::parse("https://other.example").expect("url"));
+        let r = register(&http(), &server(true, true), &choice, "x").await;
+        assert!(matches!(r, Err(Failure::IssuerNotRegistered)));
+    }
+
+    #[tokio::test]
+    async fn a_metadata_document_when_the_server_supports_it_else_registration() {
+        let choice = ClientChoice {
+            metadata_url: Some(Url::parse("https://example.com/client.json").expect("url")),
+            ..Default::default()
+        };
+        let r = register(&http(), &server(true, false), &choice, "x").await;
+        assert!(
+            matches!(r, Ok(Registration { ref client_id, .. }) if client_id == "https://example.com/client.json")
+        );
+        let r = register(&http(), &server(false, false), &choice, "x").await;
+        assert!(matches!(r, Err(Failure::RegistrationUnavailable)));
+        let r = register(
+            &http(),
+            &server(false, false),
+            &ClientChoice::default(),
+            "x",
+        )
+        .await;
+        assert!(matches!(r, Err(Failure::RegistrationUnavailable)));
+    }
+
+    #[test]
+    fn the_registration_request_and_its_answer() {
+        let req = registration_request("http://127.0.0.1:41894/callback");
+        assert_eq!(
+            req["redirect_uris"],
+            json!(["http://127.0.0.1:41894/callback"])
+        );
+        assert_eq!(req["client_name"], "mcp-bridge-vscode");
+        assert_eq!(req["token_endpoint_auth_method"], "none");
+        assert!(matches!(
+            parse_registration(&json!({"client_id":"c1"})),
+            Ok(Registration {
+                auth: TokenAuth::None,
+                dynamic: true,
+                ..
+            })
+        ));
+        assert!(matches!(
+            parse_registration(&json!({"client_id":"c1","client_secret":"s"})),
+            Ok(Registration {
+                auth: TokenAuth::Basic(_),
+                ..
+            })
+        ));
+        assert!(parse_registration(&json!({})).is_err());
+    }
+}

@@ -1,0 +1,501 @@
+//! The fake authorization server of `--oauth`: `/mcp` needs an OAuth access token, and the
+//! fixture is its own authorization server, so that a client's sign-in runs against a real
+//! HTTPS process without a page to click (fixture-server/README.md, "The authorization server").
+//!
+//! - RFC 9728 protected resource metadata, RFC 6750 challenges (`insufficient_scope` for the
+//!   tool `guarded` without `mcp:write`);
+//! - RFC 8414 authorization server metadata (also at the OpenID discovery path);
+//! - RFC 6749 authorization code and refresh token grants with PKCE S256 (RFC 7636), the
+//!   `resource` parameter (RFC 8707), the `iss` parameter of the redirect (RFC 9207);
+//! - RFC 7591 dynamic client registration, client ID metadata documents (the MCP
+//!   authorization spec, "Client Registration"), two pre-registered clients; loopback redirect
+//!   URIs match on any port (RFC 8252 §7.3).
+//!
+//! Tokens, codes and client secrets are opaque random strings kept in memory; a restart forgets
+//! them all. Nothing here writes a token, a code, a verifier, a secret or a `state` to stderr.
+mod clients;
+mod flow;
+
+pub mod browse;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde_json::{Value, json};
+
+use crate::cli::Options;
+use crate::log;
+use crate::state::lock;
+
+use clients::Client;
+
+/// The scope of every MCP request.
+pub const READ: &str = "mcp:read";
+/// The scope of the tool `guarded`.
+pub const WRITE: &str = "mcp:write";
+/// The scopes of the authorization server, in this order.
+pub const SCOPES: [&str; 2] = [READ, WRITE];
+/// The name of the tool that needs `mcp:write`.
+pub const GUARDED: &str = "guarded";
+/// The text of the step-up error.
+pub const STEP_UP: &str = "The tool needs the scope mcp:write";
+/// The subject that the authorization server approves without a page.
+pub const USER: &str = "fixture-user";
+/// The path of the protected resource metadata of `/mcp` (RFC 9728 §3.1).
+pub const PRM_PATH: &str = "/.well-known/oauth-protected-resource/mcp";
+/// The path of the fixture's own client ID metadata document (`--cimd`).
+pub const CIMD_PATH: &str = "/fixture/client.json";
+/// How long an authorization code is valid.
+const CODE_LIFETIME: Duration = Duration::from_secs(60);
+
+/// The settings of the authorization server, from the command line.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub deny: bool,
+    pub registration: bool,
+    pub serve_cimd: bool,
+    pub accept_cimd: bool,
+    pub token_lifetime: Duration,
+    pub refresh_tokens: bool,
+    /// The PEM of the CA that signs the documents of client ID metadata URLs, besides the
+    /// roots of the system: the test CA.
+    pub ca_pem: &'static str,
+}
+
+impl Config {
+    pub fn of(options: &Options, ca_pem: &'static str) -> Self {
+        Self {
+            deny: options.deny,
+            registration: !options.no_registration,
+            serve_cimd: options.cimd,
+            accept_cimd: !options.no_cimd,
+            token_lifetime: Duration::from_secs(u64::from(options.token_lifetime())),
+            refresh_tokens: !options.no_refresh_tokens,
+            ca_pem,
+        }
+    }
+}
+
+/// A grant behind an access or refresh token, or an authorization code.
+#[derive(Debug, Clone)]
+struct Grant {
+    client_id: String,
+    scopes: Vec<String>,
+    /// The end of an access token or a code; None for a refresh token.
+    expires: Option<Instant>,
+}
+
+/// An authorization code with what `/token` checks.
+#[derive(Debug, Clone)]
+struct Code {
+    grant: Grant,
+    redirect_uri: String,
+    challenge: String,
+}
+
+/// What the authorization server keeps in memory.
+#[derive(Default)]
+struct Store {
+    /// The clients of dynamic registration, by client ID.
+    registered: HashMap<String, Client>,
+    /// The documents of client ID metadata URLs, with the end of their cache time.
+    documents: HashMap<String, (Client, Instant)>,
+    codes: HashMap<String, Code>,
+    access: HashMap<String, Grant>,
+    refresh: HashMap<String, Grant>,
+    counters: Counters,
+}
+
+/// The numbers of `GET /fixture/counters`.
+#[derive(Default)]
+struct Counters {
+    /// Every dynamic registration, also those forgotten later.
+    registrations: Vec<Value>,
+    authorization_requests: u64,
+    token_requests: HashMap<String, u64>,
+    document_fetches: u64,
+    mcp_requests: u64,
+    mcp_challenged: u64,
+}
+
+/// The authorization server and resource server of one process.
+pub struct AuthServer {
+    /// `https://<ip>:<port>`: the issuer and the origin of every endpoint.
+    pub issuer: String,
+    /// The MCP URL: the only valid `resource` (RFC 8707).
+    pub resource: String,
+    config: Config,
+    store: Mutex<Store>,
+    http: reqwest::Client,
+}
+
+impl AuthServer {
+    pub fn new(issuer: String, resource: String, config: Config) -> Result<Self, String> {
+        let http = clients::document_client(config.ca_pem)?;
+        Ok(Self {
+            issuer,
+            resource,
+            config,
+            store: Mutex::new(Store::default()),
+            http,
+        })
+    }
+
+    fn prm_url(&self) -> String {
+        format!("{}{PRM_PATH}", self.issuer)
+    }
+
+    fn store(&self) -> std::sync::MutexGuard<'_, Store> {
+        lock(&self.store)
+    }
+
+    /// A new access token (and a refresh token unless `--no-refresh-tokens`): the JSON of a
+    /// successful token response (RFC 6749 §5.1).
+    fn issue(&self, client_id: &str, scopes: Vec<String>) -> Value {
+        let lifetime = self.config.token_lifetime;
+        let access = token("bfx_at_");
+        let mut store = self.store();
+        store.access.insert(
+            access.clone(),
+            Grant {
+                client_id: client_id.to_string(),
+                scopes: scopes.clone(),
+                expires: Some(Instant::now() + lifetime),
+            },
+        );
+        let mut body = json!({
+            "access_token": access,
+            "token_type": "Bearer",
+            "expires_in": lifetime.as_secs(),
+            "scope": scopes.join(" "),
+        });
+        if self.config.refresh_tokens {
+            let refresh = token("bfx_rt_");
+            store.refresh.insert(
+                refresh.clone(),
+                Grant {
+                    client_id: client_id.to_string(),
+                    scopes,
+                    expires: None,
+                },
+            );
+            body["refresh_token"] = Value::String(refresh);
+        }
+        body
+    }
+
+    /// The scopes of a valid access token.
+    fn access(&self, token: &str) -> Option<Vec<String>> {
+        let store = self.store();
+        let grant = store.access.get(token)?;
+        match grant.expires {
+            Some(end) if end <= Instant::now() => None,
+            _ => Some(grant.scopes.clone()),
+        }
+    }
+}
+
+/// 32 random bytes in base64url without padding (43 characters) after `prefix`.
+pub fn token(prefix: &str) -> String {
+    let mut bytes = [0u8; 32];
+    // The operating system's generator; a fake authorization server without it cannot run.
+    getrandom::fill(&mut bytes).unwrap_or_else(|e| panic!("no random bytes: {e}"));
+    format!("{prefix}{}", URL_SAFE_NO_PAD.encode(bytes))
+}
+
+/// The routes of the authorization server, the metadata and the test endpoints (not `/mcp`).
+pub fn routes(server: Arc<AuthServer>) -> Router {
+    let mut router = Router::new()
+        .route(PRM_PATH, get(protected_resource))
+        .route(
+            "/.well-known/oauth-protected-resource",
+            get(protected_resource),
+        )
+        .route("/.well-known/oauth-authorization-server", get(metadata))
+        .route("/.well-known/openid-configuration", get(metadata))
+        .route("/authorize", get(flow::authorize))
+        .route("/token", post(flow::token))
+        .route("/fixture/forget-clients", post(forget_clients))
+        .route("/fixture/counters", get(counters));
+    if server.config.registration {
+        router = router.route("/register", post(clients::register));
+    }
+    if server.config.serve_cimd {
+        router = router.route(CIMD_PATH, get(clients::own_document));
+    }
+    router.with_state(server)
+}
+
+/// A JSON response with `Cache-Control: no-store` (RFC 6749 §5.1).
+fn json_response(status: StatusCode, body: &Value) -> Response {
+    (
+        status,
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::CACHE_CONTROL, "no-store"),
+            (header::PRAGMA, "no-cache"),
+        ],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+/// An OAuth error JSON (RFC 6749 §5.2, RFC 7591 §3.2.2).
+fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
+    log::info("oauth", &format!("refused: {error}: {description}"));
+    json_response(
+        status,
+        &json!({"error": error, "error_description": description}),
+    )
+}
+
+/// RFC 9728 §2: the metadata of the protected resource `/mcp`.
+async fn protected_resource(State(server): State<Arc<AuthServer>>) -> Response {
+    json_response(
+        StatusCode::OK,
+        &json!({
+            "resource": server.resource,
+            "authorization_servers": [server.issuer],
+            "scopes_supported": SCOPES,
+            "bearer_methods_supported": ["header"],
+            "resource_name": "bridge-fixture-server",
+        }),
+    )
+}
+
+/// RFC 8414 §2: the metadata of the authorization server.
+async fn metadata(State(server): State<Arc<AuthServer>>) -> Response {
+    let issuer = &server.issuer;
+    let mut grants = vec!["authorization_code"];
+    if server.config.refresh_tokens {
+        grants.push("refresh_token");
+    }
+    let mut body = json!({
+        "issuer": issuer,
+        "authorization_endpoint": format!("{issuer}/authorize"),
+        "token_endpoint": format!("{issuer}/token"),
+        "scopes_supported": SCOPES,
+        "response_types_supported": ["code"],
+        "response_modes_supported": ["query"],
+        "grant_types_supported": grants,
+        "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
+        "code_challenge_methods_supported": ["S256"],
+        "authorization_response_iss_parameter_supported": true,
+        "client_id_metadata_document_supported": server.config.accept_cimd,
+    });
+    if server.config.registration {
+        body["registration_endpoint"] = Value::String(format!("{issuer}/register"));
+    }
+    json_response(StatusCode::OK, &body)
+}
+
+/// `POST /fixture/forget-clients`: the clients of dynamic registration are gone (their
+/// tokens stay valid until they expire, their refresh tokens get `invalid_client`).
+async fn forget_clients(State(server): State<Arc<AuthServer>>) -> StatusCode {
+    let forgotten = {
+        let mut store = server.store();
+        let count = store.registered.len();
+        store.registered.clear();
+        count
+    };
+    log::info(
+        "oauth",
+        &format!("forgot {forgotten} registered clients (/fixture/forget-clients)"),
+    );
+    StatusCode::NO_CONTENT
+}
+
+/// `GET /fixture/counters`.
+async fn counters(State(server): State<Arc<AuthServer>>) -> Response {
+    let store = server.store();
+    let counters = &store.counters;
+    let grant = |name: &str| counters.token_requests.get(name).copied().unwrap_or(0);
+    let other: u64 = counters
+        .token_requests
+        .iter()
+        .filter(|(name, _)| !matches!(name.as_str(), "authorization_code" | "refresh_token"))
+        .map(|(_, count)| count)
+        .sum();
+    let body = json!({
+        "registrations": counters.registrations,
+        "authorization_requests": counters.authorization_requests,
+        "token_requests": {
+            "authorization_code": grant("authorization_code"),
+            "refresh_token": grant("refresh_token"),
+            "other": other,
+        },
+        "client_metadata_fetches": counters.document_fetches,
+        "mcp_requests": {
+            "all": counters.mcp_requests,
+            "challenged": counters.mcp_challenged,
+        },
+    });
+    drop(store);
+    json_response(StatusCode::OK, &body)
+}
+
+/// The middleware of `/mcp` (after the method check): a valid access token with `mcp:read`,
+/// and `mcp:write` for a `tools/call` of `guarded`; else 401 or 403 with the challenge of
+/// RFC 6750 §3 and RFC 9728 §5.1.
+pub async fn guard(
+    State(server): State<Arc<AuthServer>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let presented = bearer(request.headers());
+    let scopes = presented.as_deref().and_then(|token| server.access(token));
+    let refusal = match &scopes {
+        None => Some(unauthorized(&server, presented.is_some())),
+        Some(scopes) if !scopes.iter().any(|s| s == READ) => Some(forbidden(
+            &server,
+            "The server needs the scope mcp:read",
+            READ,
+        )),
+        Some(scopes) if guarded(request.headers()) && !scopes.iter().any(|s| s == WRITE) => {
+            Some(forbidden(&server, STEP_UP, "mcp:read mcp:write"))
+        }
+        Some(_) => None,
+    };
+    {
+        let mut store = server.store();
+        store.counters.mcp_requests += 1;
+        if refusal.is_some() {
+            store.counters.mcp_challenged += 1;
+        }
+    }
+    match refusal {
+        Some(response) => response,
+        None => next.run(request).await,
+    }
+}
+
+/// The token of `Authorization: Bearer <token>` (the scheme in any case).
+fn bearer(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(header::AUTHORIZATION)
+        .iter()
+        .filter_map(|value: &HeaderValue| value.to_str().ok())
+        .filter_map(|value| value.split_once(' '))
+        .find(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim().to_string())
+}
+
+/// A `tools/call` of `guarded`: rmcp checks these headers against the body (400 otherwise).
+fn guarded(headers: &HeaderMap) -> bool {
+    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    if text("mcp-method") != Some("tools/call") {
+        return false;
+    }
+    match text("mcp-name") {
+        Some(name) => decoded_name(name).as_deref() == Some(GUARDED),
+        None => false,
+    }
+}
+
+/// The value of `Mcp-Name`, also in its `=?base64?…?=` form.
+fn decoded_name(value: &str) -> Option<String> {
+    match value
+        .strip_prefix("=?base64?")
+        .and_then(|rest| rest.strip_suffix("?="))
+    {
+        Some(encoded) => base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok()),
+        None => Some(value.to_string()),
+    }
+}
+
+/// 401: no token, or one that is not valid (unknown or expired).
+fn unauthorized(server: &AuthServer, presented: bool) -> Response {
+    let challenge = if presented {
+        format!(
+            "Bearer error=\"invalid_token\", error_description=\"The access token is not valid or has expired\", resource_metadata=\"{}\", scope=\"{READ}\"",
+            server.prm_url()
+        )
+    } else {
+        format!(
+            "Bearer resource_metadata=\"{}\", scope=\"{READ}\"",
+            server.prm_url()
+        )
+    };
+    let mut response = Response::new(Body::from(
+        "Unauthorized: this server needs an OAuth access token (see WWW-Authenticate)",
+    ));
+    *response.status_mut() = StatusCode::UNAUTHORIZED;
+    if let Ok(value) = HeaderValue::from_str(&challenge) {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, value);
+    }
+    response
+}
+
+/// 403 `insufficient_scope` with the scopes that the request needs.
+fn forbidden(server: &AuthServer, description: &str, scope: &str) -> Response {
+    let challenge = format!(
+        "Bearer error=\"insufficient_scope\", error_description=\"{description}\", resource_metadata=\"{}\", scope=\"{scope}\"",
+        server.prm_url()
+    );
+    let body = json!({"error": "insufficient_scope", "error_description": description});
+    let mut response = json_response(StatusCode::FORBIDDEN, &body);
+    if let Ok(value) = HeaderValue::from_str(&challenge) {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, value);
+    }
+    response
+}
+
+/// The definition of the tool `guarded` (only in the `--oauth` mode).
+pub fn guarded_tool() -> rmcp::model::Tool {
+    crate::tools::tool(
+        GUARDED,
+        "Needs the OAuth scope mcp:write (the HTTP mode with --oauth only)",
+        crate::tools::no_input(),
+        false,
+    )
+}
+
+/// The result text of `guarded`.
+pub const GUARDED_TEXT: &str = "guarded: the token has the scope mcp:write";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_name_of_a_guarded_call() {
+        let mut headers = HeaderMap::new();
+        headers.insert("mcp-method", HeaderValue::from_static("tools/call"));
+        headers.insert("mcp-name", HeaderValue::from_static("guarded"));
+        assert!(guarded(&headers));
+        headers.insert(
+            "mcp-name",
+            HeaderValue::from_static("=?base64?Z3VhcmRlZA==?="),
+        );
+        assert!(guarded(&headers));
+        headers.insert("mcp-name", HeaderValue::from_static("add"));
+        assert!(!guarded(&headers));
+        headers.insert("mcp-method", HeaderValue::from_static("prompts/get"));
+        headers.insert("mcp-name", HeaderValue::from_static("guarded"));
+        assert!(!guarded(&headers));
+    }
+
+    #[test]
+    fn tokens_are_long_and_distinct() {
+        let a = token("x_");
+        assert_eq!(a.len(), 2 + 43);
+        assert_ne!(a, token("x_"));
+    }
+}

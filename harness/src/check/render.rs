@@ -1,0 +1,353 @@
+//! The report of `harness check`: a table for people, one JSON object for programs (README.md,
+//! "For MCP server authors", names every member).
+use std::fmt::Write as _;
+
+use serde_json::{Map, Value, json};
+
+use super::probe::{Run, profile_name};
+use super::{Path, Problem, Report, Severity};
+
+fn severity(s: Severity) -> &'static str {
+    match s {
+        Severity::Blocker => "blocker",
+        Severity::Warning => "warning",
+    }
+}
+
+fn path_name(p: Path) -> &'static str {
+    match p {
+        Path::Direct => "direct",
+        Path::Bridge => "bridge",
+    }
+}
+
+fn problem_json(p: &Problem) -> Value {
+    let mut o = Map::new();
+    o.insert("severity".into(), json!(severity(p.severity)));
+    o.insert("rule".into(), json!(p.rule));
+    o.insert("message".into(), json!(p.message));
+    if let Some(t) = &p.tool {
+        o.insert("tool".into(), json!(t));
+    }
+    if let Some(pr) = p.profile {
+        o.insert("profile".into(), json!(pr));
+    }
+    Value::Object(o)
+}
+
+/// The run that gave the server's description: the first that initialized.
+fn first(report: &Report) -> Option<&Run> {
+    report.runs.iter().find(|r| r.init.is_some())
+}
+
+fn server(report: &Report) -> Value {
+    let Some(init) = first(report).and_then(|r| r.init.as_ref()) else {
+        return json!({"name": null, "version": null, "revision": null});
+    };
+    let info = init.get("serverInfo").cloned().unwrap_or_default();
+    let revision = match report.path {
+        Path::Bridge => json!("2026-07-28"),
+        Path::Direct => init.get("protocolVersion").cloned().unwrap_or(Value::Null),
+    };
+    json!({
+        "name": info.get("name"),
+        "title": info.get("title"),
+        "version": info.get("version"),
+        "revision": revision,
+        "instructions": init.get("instructions"),
+        "capabilities": init.get("capabilities"),
+    })
+}
+
+/// What VS Code does with the capabilities: list changes followed, subscriptions, logging.
+fn support(report: &Report) -> Value {
+    let caps = first(report)
+        .and_then(|r| r.init.as_ref())
+        .and_then(|i| i.get("capabilities"))
+        .cloned()
+        .unwrap_or_default();
+    let yes = |p: &str| caps.pointer(p) == Some(&json!(true));
+    json!({
+        "tools": caps.get("tools").is_some(),
+        "prompts": caps.get("prompts").is_some(),
+        "resources": caps.get("resources").is_some(),
+        "tools_list_changed": yes("/tools/listChanged"),
+        "prompts_list_changed": yes("/prompts/listChanged"),
+        "resources_list_changed": yes("/resources/listChanged"),
+        "resources_subscribe": yes("/resources/subscribe"),
+        "logging": caps.get("logging").is_some(),
+        "completions": caps.get("completions").is_some(),
+    })
+}
+
+fn items(report: &Report, label: &str, keys: &[&str]) -> Value {
+    let list = first(report).map(|r| r.list(label)).unwrap_or(&[]);
+    Value::Array(
+        list.iter()
+            .map(|i| {
+                let mut o = Map::new();
+                for k in keys {
+                    if let Some(v) = i.get(*k) {
+                        o.insert((*k).into(), v.clone());
+                    }
+                }
+                Value::Object(o)
+            })
+            .collect(),
+    )
+}
+
+fn all_problems(report: &Report) -> Vec<&Problem> {
+    let mut all: Vec<&Problem> = report
+        .tools
+        .iter()
+        .flat_map(|t| t.problems.iter())
+        .chain(report.problems.iter())
+        .collect();
+    all.sort_by_key(|p| p.severity != Severity::Blocker);
+    all
+}
+
+/// The JSON report.
+pub fn json(report: &Report) -> Value {
+    let mut timings = Map::new();
+    timings.insert("total_ms".into(), json!(report.total_ms as u64));
+    for r in &report.runs {
+        timings.insert(
+            profile_name(r.profile).into(),
+            Value::Object(r.timings.clone()),
+        );
+    }
+    let tools: Vec<Value> = report
+        .tools
+        .iter()
+        .map(|t| {
+            json!({"name": t.name, "vscode_id": t.vscode_id,
+                "problems": t.problems.iter().map(problem_json).collect::<Vec<_>>()})
+        })
+        .collect();
+    let calls: Vec<Value> = report
+        .runs
+        .iter()
+        .filter_map(|r| {
+            r.call.as_ref().map(|c| {
+                json!({"profile": profile_name(r.profile), "tool": c.tool, "ms": c.ms as u64,
+                    "response": c.response, "error": c.error})
+            })
+        })
+        .collect();
+    let problems = all_problems(report);
+    json!({
+        "target": report.target,
+        "server": server(report),
+        "path": path_name(report.path),
+        "path_reason": report.path_reason,
+        "profiles": report.runs.iter().map(|r| profile_name(r.profile)).collect::<Vec<_>>(),
+        "support": support(report),
+        "tools": tools,
+        "prompts": items(report, "prompts", &["name", "title"]),
+        "resources": items(report, "resources", &["uri", "name", "mimeType"]),
+        "templates": items(report, "templates", &["uriTemplate", "name"]),
+        "calls": calls,
+        "problems": problems.iter().map(|p| problem_json(p)).collect::<Vec<_>>(),
+        "blockers": problems.iter().filter(|p| p.severity == Severity::Blocker).count(),
+        "warnings": problems.iter().filter(|p| p.severity == Severity::Warning).count(),
+        "timings": timings,
+    })
+}
+
+fn str_of(v: &Value) -> String {
+    v.as_str().map_or_else(|| v.to_string(), str::to_string)
+}
+
+/// The table for people.
+pub fn table(report: &Report) -> String {
+    let mut out = String::new();
+    let s = server(report);
+    let _ = writeln!(out, "harness check: {}", report.target);
+    let _ = writeln!(
+        out,
+        "path:       {} ({})",
+        path_name(report.path),
+        report.path_reason
+    );
+    if s["name"].is_null() {
+        let _ = writeln!(out, "server:     did not start");
+    } else {
+        let title = s["title"]
+            .as_str()
+            .map(|t| format!(" \"{t}\""))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "server:     {}{title} {}, revision {}",
+            str_of(&s["name"]),
+            str_of(&s["version"]),
+            str_of(&s["revision"])
+        );
+        let instructions = match s["instructions"].as_str() {
+            Some(i) => format!("{} characters: {:?}", i.chars().count(), clip(i, 60)),
+            None => "none".into(),
+        };
+        let _ = writeln!(out, "instructions: {instructions}");
+        let sup = support(report);
+        let flags: Vec<&str> = [
+            ("tools_list_changed", "tools list changes"),
+            ("prompts_list_changed", "prompts list changes"),
+            ("resources_list_changed", "resources list changes"),
+            ("resources_subscribe", "resource subscriptions"),
+            ("logging", "logging"),
+            ("completions", "completions"),
+        ]
+        .iter()
+        .filter(|(k, _)| sup[*k] == json!(true))
+        .map(|(_, label)| *label)
+        .collect();
+        let flags = if flags.is_empty() {
+            "none".to_string()
+        } else {
+            flags.join(", ")
+        };
+        let _ = writeln!(out, "supports:   {flags}");
+    }
+    for r in &report.runs {
+        let t = &r.timings;
+        let get = |k: &str| {
+            t.get(k)
+                .and_then(Value::as_u64)
+                .map_or("-".into(), |v| format!("{v} ms"))
+        };
+        let _ = writeln!(
+            out,
+            "timings:    {:<8} initialize {}, tools listed {} after the start, stop {}",
+            profile_name(r.profile),
+            get("initialize_ms"),
+            get("ready_ms"),
+            get("stop_ms")
+        );
+    }
+    let _ = writeln!(out);
+    let width = report
+        .tools
+        .iter()
+        .map(|t| t.name.len())
+        .max()
+        .unwrap_or(4)
+        .clamp(4, 40)
+        + 2;
+    let id_width = report
+        .tools
+        .iter()
+        .map(|t| t.vscode_id.len())
+        .max()
+        .unwrap_or(10)
+        .clamp(10, 64);
+    let _ = writeln!(
+        out,
+        "{:<w$}{:<id_width$}  problems",
+        format!("tools ({})", report.tools.len()),
+        "VS Code id",
+        w = width + 2
+    );
+    for t in &report.tools {
+        let probs = if t.problems.is_empty() {
+            "-".to_string()
+        } else {
+            t.problems
+                .iter()
+                .map(|p| format!("{} {}", severity(p.severity), p.rule))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let _ = writeln!(
+            out,
+            "  {:<w$}{:<id_width$}  {probs}",
+            t.name,
+            t.vscode_id,
+            w = width
+        );
+    }
+    for (label, key) in [
+        ("prompts", "name"),
+        ("resources", "uri"),
+        ("templates", "uriTemplate"),
+    ] {
+        let list = first(report).map(|r| r.list(label)).unwrap_or(&[]);
+        let names: Vec<String> = list.iter().map(|i| str_of(&i[key])).collect();
+        let _ = writeln!(
+            out,
+            "{label} ({}): {}",
+            names.len(),
+            clip(&names.join(", "), 200)
+        );
+    }
+    for r in &report.runs {
+        if let Some(c) = &r.call {
+            let what = match (&c.response, &c.error) {
+                (_, Some(e)) => e.clone(),
+                (Some(resp), None) => clip(
+                    &resp
+                        .get("result")
+                        .or(resp.get("error"))
+                        .map(Value::to_string)
+                        .unwrap_or_default(),
+                    160,
+                ),
+                _ => String::new(),
+            };
+            let _ = writeln!(
+                out,
+                "call:       {} {} ({} ms): {what}",
+                profile_name(r.profile),
+                c.tool,
+                c.ms
+            );
+        }
+    }
+    let problems = all_problems(report);
+    let blockers = problems
+        .iter()
+        .filter(|p| p.severity == Severity::Blocker)
+        .count();
+    let _ = writeln!(
+        out,
+        "\nproblems: {blockers} blocking, {} warnings",
+        problems.len() - blockers
+    );
+    for p in &problems {
+        let mut whose = Vec::new();
+        if let Some(t) = &p.tool {
+            whose.push(format!("tool {t}"));
+        }
+        if let Some(pr) = p.profile {
+            whose.push(pr.to_string());
+        }
+        let whose = if whose.is_empty() {
+            String::new()
+        } else {
+            format!("[{}] ", whose.join(", "))
+        };
+        let _ = writeln!(
+            out,
+            "  {:<8} {:<18} {whose}{}",
+            severity(p.severity),
+            p.rule,
+            p.message
+        );
+    }
+    let verdict = if report.blocks() {
+        "something blocks (exit 1)"
+    } else {
+        "nothing blocks (exit 0)"
+    };
+    let _ = write!(out, "result:     {verdict}, {} ms", report.total_ms);
+    out
+}
+
+fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() > max {
+        format!("{}…", s.chars().take(max).collect::<String>())
+    } else {
+        s.to_string()
+    }
+}

@@ -1,0 +1,302 @@
+//! The transcript format: one JSON object a line, the first member names the directive. Blank
+//! lines and lines that start with `#` are comments; any directive may have a `note` member.
+//! `transcripts/README.md` documents every directive with an example.
+//!
+//! The parser checks every member name, so that a typo fails the transcript at load time instead
+//! of turning into an expectation that is silently not checked: the setup line in setup.rs, the
+//! directives and the options of the client steps in action.rs. The format depends on no
+//! module that runs transcripts.
+mod action;
+mod setup;
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+
+pub use action::{check_options, list_method};
+
+use serde_json::{Map, Value};
+
+/// A parsed transcript.
+#[derive(Debug, Clone)]
+pub struct Transcript {
+    pub path: PathBuf,
+    pub setup: Setup,
+    pub steps: Vec<Step>,
+}
+
+/// One directive with its place in the file, for the failure report.
+#[derive(Debug, Clone)]
+pub struct Step {
+    pub line: usize,
+    pub text: String,
+    pub action: Action,
+}
+
+/// Which of VS Code's two clients the high-level steps behave like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    /// The Local harness: integer ids from 1, UUID progress tokens.
+    Local,
+    /// The Copilot harness: server/discover with id 0 first, progress token 0.
+    Copilot,
+    /// Only raw frames; the high-level steps are refused.
+    Raw,
+}
+
+/// Faithful: the simulator does what VS Code does (keeps paging on `nextCursor`, up to a cap).
+/// Assert: each such case is a failure that names the rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Faithful,
+    Assert,
+}
+
+/// Where the bridge's upstream comes from.
+#[derive(Debug, Clone)]
+pub enum Upstream {
+    /// `bridge-fixture-server` with these arguments.
+    Fixture(Vec<String>),
+    /// The runner plays the upstream through `harness upstream-relay`.
+    Scripted(Scripted),
+    /// Any command (after `--`).
+    Command(Vec<String>),
+    /// No `--` and no command: `args` is the whole argument list (tests of the command line).
+    None,
+    /// `bridge-fixture-server --listen 127.0.0.1:0` reached by its URL (https.rs).
+    Https(crate::https::Https),
+}
+
+/// Options of the scripted upstream.
+#[derive(Debug, Clone, Default)]
+pub struct Scripted {
+    /// The result the runner gives to every `server/discover` by itself; `None` leaves the
+    /// discover to the transcript (`"discover": "manual"`).
+    pub discover: Option<Value>,
+    /// Other methods answered by the runner itself: a `{"result":…}` / `{"error":…}` object,
+    /// `"hang"` (never answered), or an array of them used in turn (the last one repeats). These
+    /// requests never reach `upstream_expect`.
+    pub auto: Map<String, Value>,
+    /// The relay ignores the end of its stdin and the termination signal, like a stuck server.
+    pub stubborn: bool,
+}
+
+/// The setup line.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    pub profile: Profile,
+    pub mode: Mode,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub upstream: Upstream,
+    /// The default bound of every wait of the transcript.
+    pub timeout_ms: u64,
+    /// Frames from the bridge that `expect` skips (they are still checked by the invariants).
+    pub ignore: Vec<Value>,
+    /// The fixture runs behind the tap of the relay, so that its frames are checked too; false
+    /// starts it directly (the process tree and the default name are then the fixture's own).
+    pub tap: bool,
+}
+
+impl Default for Setup {
+    fn default() -> Self {
+        Self {
+            profile: Profile::Raw,
+            mode: Mode::Assert,
+            args: Vec::new(),
+            env: Vec::new(),
+            upstream: Upstream::Fixture(Vec::new()),
+            timeout_ms: 5000,
+            ignore: Vec::new(),
+            tap: true,
+        }
+    }
+}
+
+/// The order of an `expect` group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    Strict,
+    Any,
+}
+
+/// Every directive of the format.
+#[derive(Debug, Clone)]
+pub enum Action {
+    Send(Value),
+    SendRaw {
+        text: String,
+        newline: bool,
+    },
+    SendHex(Vec<u8>),
+    Expect {
+        patterns: Vec<Value>,
+        order: Order,
+        within_ms: Option<u64>,
+    },
+    ExpectSilence {
+        ms: u64,
+    },
+    UpstreamExpect {
+        pattern: Value,
+        within_ms: Option<u64>,
+    },
+    UpstreamReply {
+        to: Option<Value>,
+        body: Map<String, Value>,
+        delay_ms: u64,
+    },
+    UpstreamSend(Value),
+    UpstreamSendRaw(String),
+    UpstreamExit(i32),
+    UpstreamCloseStdout,
+    /// Kills or restarts the HTTPS fixture (https.rs).
+    HttpsFixture(crate::https::Step),
+    UpstreamExpectEof {
+        within_ms: Option<u64>,
+    },
+    UpstreamExpectSilence {
+        ms: u64,
+    },
+    CloseStdin,
+    Signal {
+        name: String,
+        tree: bool,
+    },
+    /// The exit within the bound: with `code` (`None`: any), or, with `signal`, killed by that
+    /// signal (TERM, KILL or INT) without an exit code.
+    ExpectExit {
+        code: Option<i32>,
+        signal: Option<String>,
+        within_ms: Option<u64>,
+    },
+    ExpectStderr {
+        regex: String,
+        within_ms: Option<u64>,
+    },
+    /// Lines that match these regexes, in this order: the first line that matches each regex
+    /// comes after the first line that matches the regex before it.
+    ExpectStderrOrder {
+        regexes: Vec<String>,
+        within_ms: Option<u64>,
+    },
+    ForbidStderr(String),
+    /// Every stderr line, before and after, must match (R7: the tag of each log line).
+    StderrAll(String),
+    Pause(u64),
+    Set(Map<String, Value>),
+    /// N more bridges that start, call add and stop together (crowd.rs).
+    Crowd {
+        count: usize,
+        within_ms: Option<u64>,
+    },
+    /// High-level client steps (client.rs); their options are checked at load time (action.rs).
+    Client {
+        step: ClientStep,
+        opts: Map<String, Value>,
+    },
+}
+
+/// The high-level steps of the simulator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientStep {
+    Start,
+    List,
+    Call,
+    Stop,
+    ToolIds,
+}
+
+/// True when the transcript starts `bridge-fixture-server`: as its upstream (tapped, directly,
+/// or over HTTPS), or by `${fixture}` in its arguments or command.
+pub fn uses_fixture(t: &Transcript) -> bool {
+    let named = |v: &[String]| v.iter().any(|a| a.contains("${fixture}"));
+    let upstream = match &t.setup.upstream {
+        Upstream::Fixture(_) | Upstream::Https(_) => true,
+        Upstream::Command(cmd) => named(cmd),
+        Upstream::Scripted(_) | Upstream::None => false,
+    };
+    upstream || named(&t.setup.args)
+}
+
+/// Reads and parses a transcript file.
+pub fn load(path: &Path) -> Result<Transcript, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    parse(path, &text)
+}
+
+/// Parses the text of a transcript.
+pub fn parse(path: &Path, text: &str) -> Result<Transcript, String> {
+    let mut setup = None;
+    let mut steps = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let trimmed = raw.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let value: Value = serde_json::from_str(trimmed)
+            .map_err(|e| format!("line {line}: not a JSON object: {e}"))?;
+        let Value::Object(mut obj) = value else {
+            return Err(format!("line {line}: not a JSON object"));
+        };
+        obj.remove("note");
+        let Some(key) = obj.keys().next().cloned() else {
+            return Err(format!("line {line}: empty directive"));
+        };
+        if key == "setup" {
+            if setup.is_some() || !steps.is_empty() {
+                return Err(format!(
+                    "line {line}: setup must be the first directive, once"
+                ));
+            }
+            let body = obj.remove("setup").unwrap_or(Value::Null);
+            only(&obj, &[], line)?;
+            setup = Some(setup::parse_setup(body).map_err(|e| format!("line {line}: setup: {e}"))?);
+            continue;
+        }
+        let action =
+            action::parse_action(&key, obj).map_err(|e| format!("line {line}: {key}: {e}"))?;
+        steps.push(Step {
+            line,
+            text: trimmed.to_string(),
+            action,
+        });
+    }
+    Ok(Transcript {
+        path: path.to_path_buf(),
+        setup: setup.unwrap_or_default(),
+        steps,
+    })
+}
+
+/// Refuses members other than `allowed` (the directive's own key is removed before).
+fn only(obj: &Map<String, Value>, allowed: &[&str], line: usize) -> Result<(), String> {
+    match obj.keys().find(|k| !allowed.contains(&k.as_str())) {
+        Some(k) => Err(format!("line {line}: unknown member '{k}'")),
+        None => Ok(()),
+    }
+}
+
+pub(crate) fn strings(v: &Value, what: &str) -> Result<Vec<String>, String> {
+    v.as_array()
+        .ok_or_else(|| format!("{what} must be an array of strings"))?
+        .iter()
+        .map(|s| {
+            s.as_str()
+                .map(str::to_string)
+                .ok_or_else(|| format!("{what} must be strings"))
+        })
+        .collect()
+}
+
+pub(crate) fn u64_of(v: Option<&Value>, what: &str) -> Result<Option<u64>, String> {
+    match v {
+        None => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .map(Some)
+            .ok_or_else(|| format!("{what} must be a number of ms")),
+    }
+}
