@@ -52,6 +52,8 @@ echo "== tests"
 # The fuzz targets run 3000 base cases here (bridge/README.md, "Reliability"); raise it for long runs.
 export MCP_FUZZ_CASES="${MCP_FUZZ_CASES:-3000}"
 cargo test --workspace --locked
+echo "== consumer (M5: the packaged crate in an rmcp server)"
+bash ci/consumer.sh
 echo "== transcripts"
 if [ -d "$spec" ]; then
   target/debug/harness --schemas "$spec" transcripts/

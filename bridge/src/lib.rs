@@ -9,6 +9,7 @@
 
 pub mod auth;
 pub mod cli;
+pub mod embed;
 pub mod front;
 pub mod input;
 pub mod listen;

@@ -95,6 +95,26 @@ fn interop_typescript_sdk_v1_lists_calls_add_gets_greet_reads_the_resource_and_a
     );
 }
 
+/// M5 (issue 12): the same client against `bridge-fixture-server --embedded` directly: its
+/// `initialize` selects the bridge inside the fixture's process; no bridge process.
+#[test]
+fn m5_interop_typescript_sdk_v1_against_the_embedded_fixture_directly() {
+    let Some(result) = run_driver(
+        &["sdk"],
+        "driver.mjs",
+        &[PathBuf::from("--embedded"), support::fixture_bin()],
+    ) else {
+        return;
+    };
+    assert_eq!(result["add"], "5");
+    assert_eq!(result["greeting"], "Hello, VS Code.");
+    let form = result["form"].as_str().unwrap_or_default();
+    assert!(
+        form.starts_with("form: accept") && form.contains("Ada"),
+        "{result}"
+    );
+}
+
 /// M2 (issue 5): a second, independent 2026-07-28 upstream, the TypeScript SDK v2 server
 /// (tests/interop/ts-v2-server.mjs), asks for a form with an InputRequiredResult; the TS v1
 /// client answers it through the bridge and the call completes.

@@ -1,5 +1,6 @@
 //! The command line: `bridge-fixture-server [--many-tools N] [--close-stdout] [--conformance]`,
-//! the HTTP mode `bridge-fixture-server --listen <ip>:<port> [--plain-http] [--untrusted]
+//! the embedded bridge `bridge-fixture-server --embedded[=refuse] [--many-tools N]` (M5), the
+//! HTTP mode `bridge-fixture-server --listen <ip>:<port> [--plain-http] [--untrusted]
 //! [--bearer-env VAR] [--listen-status CODE:COUNT] [--always-sse] [--conformance] [--oauth …]`,
 //! and the test browser `bridge-fixture-server --browse <url> [--ca-file <pem>]`.
 //!
@@ -14,6 +15,7 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The text of `--help`, also written after an argument error.
 pub const USAGE: &str = "\
 usage: bridge-fixture-server [--many-tools N] [--close-stdout] [--conformance]
+       bridge-fixture-server --embedded[=refuse] [--many-tools N]
        bridge-fixture-server --listen <ip>:<port> [--plain-http] [--untrusted]
                              [--bearer-env VAR] [--listen-status CODE:COUNT] [--always-sse]
                              [--many-tools N] [--conformance]
@@ -31,6 +33,9 @@ options:
                          official MCP conformance suite call (test_*, test://...)
   --close-stdout         close stdout at once and keep running for 120 s without reading stdin
                          (a server that misbehaves)
+  --embedded             serve stdio through the embedded bridge: VS Code's initialize gets
+                         the bridge in this process, other clients the server itself; the
+                         server answers server/discover (=refuse: the bridge answers -32601)
   --listen <ip>:<port>   serve HTTPS at https://<ip>:<port>/mcp (loopback only; port 0 picks
                          a free port); the first stdout line is `listening <url>`
   --plain-http           with --listen: serve http instead of https
@@ -57,6 +62,8 @@ options:
   --help                 show this text
   --version              show the version
 ";
+
+use mcp_bridge_vscode::embed::Discover;
 
 /// The largest value of `--many-tools`: enough for many pages, small enough for one frame.
 pub const MAX_MANY_TOOLS: u32 = 10_000;
@@ -100,6 +107,8 @@ pub struct Options {
     pub no_refresh_tokens: bool,
     /// The tools, resources and prompts of the official conformance suite.
     pub conformance: bool,
+    /// M5: stdio through the embedded bridge, with this policy for `server/discover`.
+    pub embedded: Option<Discover>,
 }
 
 impl Options {
@@ -140,6 +149,15 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
         };
         match name {
             "--help" | "-h" => return Ok(Command::Help),
+            "--embedded" => {
+                options.embedded = Some(match inline.as_deref() {
+                    None => Discover::Answer,
+                    Some("refuse") => Discover::Refuse,
+                    Some(other) => {
+                        return Err(format!("--embedded takes only =refuse, not '{other}'"));
+                    }
+                });
+            }
             "--version" | "-V" => return Ok(Command::Version),
             "--close-stdout"
             | "--plain-http"
@@ -258,6 +276,14 @@ fn check_modes(options: &Options) -> Result<(), String> {
         ("--bearer-env", options.bearer_env.is_some()),
         ("--listen-status", options.listen_status.is_some()),
     ];
+    if options.embedded.is_some() {
+        if options.listen.is_some() {
+            return Err("the option --embedded works only on stdio, not with --listen".into());
+        }
+        if options.close_stdout {
+            return Err("the options --embedded and --close-stdout exclude each other".into());
+        }
+    }
     match options.listen {
         None => match http_only.iter().find(|(_, set)| *set) {
             Some((name, _)) => Err(format!("the option {name} needs --listen")),
@@ -488,6 +514,27 @@ mod tests {
             parse(&args(&["--ca-file", "ca.pem"])),
             Err("the option --ca-file needs --browse".into())
         );
+    }
+
+    #[test]
+    fn reads_the_embedded_mode() {
+        let embedded = |discover| {
+            Ok(Command::Serve(Options {
+                embedded: Some(discover),
+                ..Options::default()
+            }))
+        };
+        assert_eq!(parse(&args(&["--embedded"])), embedded(Discover::Answer));
+        assert_eq!(
+            parse(&args(&["--embedded=refuse"])),
+            embedded(Discover::Refuse)
+        );
+        assert_eq!(
+            parse(&args(&["--embedded=yes"])),
+            Err("--embedded takes only =refuse, not 'yes'".into())
+        );
+        assert!(parse(&args(&["--embedded", "--listen", "127.0.0.1:0"])).is_err());
+        assert!(parse(&args(&["--embedded", "--close-stdout"])).is_err());
     }
 
     #[test]

@@ -59,7 +59,9 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let outcome = if options.listen.is_some() {
+    let outcome = if let Some(discover) = options.embedded {
+        runtime.block_on(embedded(options, discover))
+    } else if options.listen.is_some() {
         runtime.block_on(http::serve(options, bearer))
     } else {
         runtime.block_on(stdio::serve(options))
@@ -73,6 +75,20 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// M5, `--embedded`: the fixture through the embedded bridge. The lines of the bridge go to
+/// stderr in the bridge's own format (`mcp-bridge-vscode: bridge: ...`).
+async fn embedded(
+    options: cli::Options,
+    discover: mcp_bridge_vscode::embed::Discover,
+) -> Result<(), String> {
+    mcp_bridge_vscode::log::install();
+    let fixture = server::Fixture::new(std::sync::Arc::new(state::State::new(options)));
+    mcp_bridge_vscode::embed::serve_stdio_opts(fixture, discover)
+        .await
+        .map(|_| ())
+        .map_err(|error| format!("the embedded bridge stopped: {error}"))
 }
 
 /// `--browse`: the test browser (its own exit codes: 0, 1, 2).

@@ -1,16 +1,21 @@
 //! The one place that turns the target of the bridge into a connection: the command of the
-//! command form, or the URL of the URL form (M4). The front asks for a connection and never
+//! command form, the URL of the URL form (M4), or a server in the same process reached over
+//! an in-memory pipe (M5, the embedded bridge). The front asks for a connection and never
 //! names a transport.
 
 use std::ffi::OsString;
+use std::fmt;
+use std::io;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
 use std::time::Duration;
 
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 
 use super::child::{ChildOptions, ChildTransport};
 use super::http::{HttpOptions, HttpTransport};
+use super::lines::LineTransport;
 use super::{Transport, TransportEvent};
 use crate::translate::errors::Cause;
 use crate::wire::writer::Room;
@@ -25,6 +30,50 @@ pub enum Target {
     },
     /// `<url>`: Streamable HTTP.
     Url(Arc<HttpOptions>),
+    /// M5: a server of revision 2026-07-28 in the same process, over an in-memory pipe with
+    /// the line framing of stdio; each connection (each `initialize`) asks for a new pipe.
+    Pipe(PipeConnect),
+}
+
+/// One end of an in-memory pipe to a server in the same process: the bridge reads the
+/// server's lines from `read` and writes its own to `write`. The server serves the other end
+/// with its own line transport; closing `write` is the end of its input.
+pub struct Pipe {
+    pub read: Box<dyn AsyncRead + Unpin + Send>,
+    pub write: Box<dyn AsyncWrite + Unpin + Send>,
+}
+
+impl Pipe {
+    pub fn new(
+        read: impl AsyncRead + Unpin + Send + 'static,
+        write: impl AsyncWrite + Unpin + Send + 'static,
+    ) -> Pipe {
+        Pipe {
+            read: Box::new(read),
+            write: Box::new(write),
+        }
+    }
+}
+
+/// The function that makes a new [`Pipe`] to the server (called once per connection).
+#[derive(Clone)]
+pub struct PipeConnect(pub Arc<dyn Fn() -> io::Result<Pipe> + Send + Sync>);
+
+impl PipeConnect {
+    pub fn new(connect: impl Fn() -> io::Result<Pipe> + Send + Sync + 'static) -> PipeConnect {
+        PipeConnect(Arc::new(connect))
+    }
+
+    /// A new pipe to the server.
+    pub fn connect(&self) -> io::Result<Pipe> {
+        (self.0)()
+    }
+}
+
+impl fmt::Debug for PipeConnect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("PipeConnect(..)")
+    }
 }
 
 /// The options of a connection that do not depend on its target.
@@ -77,6 +126,13 @@ pub fn connect(
                 cause: Cause::SpawnFailed,
                 line: format!("cannot start the upstream command: {e}"),
             })?
+        }
+        Target::Pipe(pipe) => {
+            let Pipe { read, write } = pipe.connect().map_err(|e| ConnectError {
+                cause: Cause::NotConnected,
+                line: format!("cannot reach the server in the process: {e}"),
+            })?;
+            LineTransport::spawn(read, write, opts.max_line_bytes, tx, room)
         }
         Target::Url(http) => {
             HttpTransport::new(Arc::clone(http), tx, room).map_err(|e| ConnectError {

@@ -2,7 +2,7 @@
 //! message through without a loss (DESIGN principle 1), and its transports.
 //!
 //! The seam: [`connect::connect`] is the one place that turns a [`connect::Target`] (a
-//! command, a URL, later a server in the same process) into a connection, a [`Transport`]
+//! command, a URL, or a server in the same process over a pipe) into a connection, a [`Transport`]
 //! and its stream of [`TransportEvent`]s. The client and the front never name a transport.
 //!
 //! - [`lines`]: JSON-RPC line framing over any `AsyncRead`/`AsyncWrite`;

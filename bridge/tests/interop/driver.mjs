@@ -5,6 +5,8 @@
 // node driver.mjs <bridge> --v2-upstream
 //   (M2) the upstream is ts-v2-server.mjs (the TypeScript SDK v2 server): the client calls its
 //   tool weather, answers its form with Paris, and gets "sunny in Paris".
+// node driver.mjs --embedded <fixture>
+//   (M5) starts `<fixture> --embedded` directly: the bridge inside the fixture's process.
 // Starts `<bridge> -- <fixture>` with StdioClientTransport, lists the tools, calls add (5),
 // gets the prompt greet, reads the resource, answers the form of ask_form (M2: the input
 // rounds of the bridge, R8, O1), and closes. Prints one JSON line of results;
@@ -15,6 +17,7 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const [bridge, fixture] = process.argv.slice(2);
 const v2 = fixture === '--v2-upstream';
+const embedded = bridge === '--embedded';
 if (!bridge || !fixture) {
   console.error('usage: node driver.mjs <bridge> <fixture>');
   process.exit(2);
@@ -31,7 +34,9 @@ const client = new Client(
 const upstreamArgs = v2
   ? ['--', process.execPath, new URL('./ts-v2-server.mjs', import.meta.url).pathname]
   : ['--', fixture];
-const transport = new StdioClientTransport({ command: bridge, args: upstreamArgs, stderr: 'inherit' });
+const transport = embedded
+  ? new StdioClientTransport({ command: fixture, args: ['--embedded'], stderr: 'inherit' })
+  : new StdioClientTransport({ command: bridge, args: upstreamArgs, stderr: 'inherit' });
 // M2: the SDK validates the bridge's elicitation/create against its 2025-11-25 schema before
 // this handler runs; the handler records what it saw and accepts with a name.
 const asked = [];

@@ -106,7 +106,17 @@ impl Bridge {
     /// Starts the bridge with `env` set and the variables of `removed` taken away (for
     /// example the proxy variables of the machine that runs the tests).
     pub fn start_with_env_removed(args: &[&str], env: &[(&str, &str)], removed: &[&str]) -> Bridge {
-        let mut cmd = Command::new(bridge_bin());
+        Self::start_program(&bridge_bin(), args, env, removed)
+    }
+
+    /// Starts another program in place of the bridge (M5: the fixture with `--embedded`).
+    pub fn start_program(
+        program: &std::path::Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+        removed: &[&str],
+    ) -> Bridge {
+        let mut cmd = Command::new(program);
         cmd.args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -1,0 +1,204 @@
+//! M5, the embedded bridge: one executable serves VS Code (revision 2025-11-25, through the
+//! bridge), the Copilot harness and every client of revision 2026-07-28 (through the server's
+//! own stdio transport) on one stdin/stdout, without a second process.
+//!
+//! The first message selects the path (the contract's section "The bridge in a zig-sdk
+//! server", [`first`]):
+//!
+//! - a request named exactly `initialize` → the bridge: the same core as the executable
+//!   ([`crate::front::serve`]), whose upstream is the server in the same process over an
+//!   in-memory pipe ([`Target::Pipe`]) with the line framing of stdio;
+//! - any other message, or a line that is not valid JSON-RPC → the server's own transport,
+//!   over a pipe of its own, without the bridge;
+//! - a `server/discover` before them selects no path: [`Discover`] tells who answers it.
+//!
+//! Each path gets the bytes already read unchanged. The end of input before any request
+//! returns [`Served::Nothing`]. Both paths stop in a bounded time with requests in flight,
+//! and no watchdog is armed: the host owns the process.
+//!
+//! The generic form [`serve_stdio_with`] serves any server that can be reached through an
+//! in-memory pipe; with the cargo feature `rmcp`, [`serve_stdio`] serves an rmcp
+//! `ServerHandler`. bridge/README.md ("Embedding the bridge in an rmcp server") shows both.
+
+pub mod first;
+mod paths;
+#[cfg(feature = "rmcp")]
+mod with_rmcp;
+
+use std::io;
+use std::time::Duration;
+
+pub use self::first::{Discover, Path};
+use self::first::{FirstLines, Next, Step, step};
+use self::paths::Out;
+#[cfg(feature = "rmcp")]
+pub use self::with_rmcp::{serve_handler, serve_stdio, serve_stdio_opts};
+use crate::cli::{DEFAULT_DISCOVER_TIMEOUT, DEFAULT_MAX_LINE_BYTES};
+use crate::front::{self, Hooks, Outcome};
+use crate::log::{self, Level};
+use crate::translate::initialize::ServerInfoFallback;
+use crate::upstream::connect::Target;
+pub use crate::upstream::connect::{Pipe, PipeConnect};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
+
+/// The options of the embedded bridge. `Options::from(Discover::Refuse)` changes only the
+/// policy.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Who answers a `server/discover` that comes before the first other request.
+    pub discover: Discover,
+    /// `serverInfo` for VS Code when the server's discover result has none (R1); the rmcp
+    /// form takes the server's own name and version when these are `None`.
+    pub name: Option<String>,
+    pub version: Option<String>,
+    /// The longest line of the first lines and of the bridge's two sides (a longer first line
+    /// is dropped with a warning, and the next line decides).
+    pub max_line_bytes: usize,
+    /// The requests of VS Code in flight at once on the bridge path (-32603 above it).
+    pub max_in_flight: usize,
+    /// The contract's `shutdown_grace`: on the server's path, what requests in flight get
+    /// after the end of input before the pipe is dropped.
+    pub shutdown_grace: Duration,
+    /// How long the bridge waits for the server's answer to `server/discover`.
+    pub discover_timeout: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            discover: Discover::Answer,
+            name: None,
+            version: None,
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            max_in_flight: front::inflight::MAX_IN_FLIGHT,
+            shutdown_grace: crate::upstream::child::SHUTDOWN_GRACE,
+            discover_timeout: DEFAULT_DISCOVER_TIMEOUT,
+        }
+    }
+}
+
+impl From<Discover> for Options {
+    fn from(discover: Discover) -> Options {
+        Options {
+            discover,
+            ..Options::default()
+        }
+    }
+}
+
+/// How a connection was served.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Served {
+    /// The input ended before a request selected a path.
+    Nothing,
+    /// The bridge served VS Code; [`Outcome::UpstreamExited`] when the server closed its
+    /// pipe while the input was open.
+    Bridge(Outcome),
+    /// The server's own transport served the connection.
+    Server,
+}
+
+/// Serves one connection on `input`/`output` with the server that `connect` reaches: each
+/// call of `connect` gives one new [`Pipe`] whose other end the server serves with its own
+/// line transport (for example one end of [`tokio::io::duplex`], with the server's serving
+/// task spawned on the other). Returns after the bounded stop of the selected path. An error
+/// is one of reading the first lines, of writing the answer to a `server/discover`, or of
+/// `connect`.
+pub async fn serve_stdio_with<F, R, W>(
+    connect: F,
+    options: impl Into<Options>,
+    input: R,
+    output: W,
+) -> io::Result<Served>
+where
+    F: Fn() -> io::Result<Pipe> + Send + Sync + 'static,
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let options = options.into();
+    let connect = PipeConnect::new(connect);
+    let grace = options.shutdown_grace;
+    let mut lines = FirstLines::new(input, options.max_line_bytes);
+    let mut out = Out::Direct(output);
+    let path = loop {
+        let next = match lines.next().await {
+            Ok(next) => next,
+            Err(error) => {
+                out.finish(grace).await;
+                return Err(error);
+            }
+        };
+        let (kind, len) = match next {
+            Next::Eof => {
+                out.finish(grace).await;
+                return Ok(Served::Nothing);
+            }
+            Next::TooLong => {
+                let limit = options.max_line_bytes;
+                log::bridge(
+                    Level::Warn,
+                    &format!("dropped a frame longer than {limit} bytes"),
+                );
+                continue;
+            }
+            Next::Line { kind, len } => (kind, len),
+        };
+        match step(kind, options.discover) {
+            Step::Select(path) => break path,
+            Step::Skip => {
+                lines.consume(len);
+            }
+            Step::Forward => {
+                let line = lines.consume(len);
+                out = out.forward(&connect, line).await?;
+            }
+            Step::Refuse(id) => {
+                lines.consume(len);
+                out.refuse(id).await?;
+            }
+        }
+    };
+    let (input, prefix) = lines.into_parts();
+    let input = std::io::Cursor::new(prefix).chain(input);
+    match path {
+        Path::Bridge => {
+            let output = out.into_output(grace).await?;
+            let opts = front::Options {
+                upstream: Target::Pipe(connect),
+                fallback: ServerInfoFallback {
+                    name: options.name.unwrap_or_else(|| "mcp-server".to_owned()),
+                    version: options.version.unwrap_or_else(|| crate::VERSION.to_owned()),
+                },
+                discover_timeout: options.discover_timeout,
+                max_line_bytes: options.max_line_bytes,
+                max_in_flight: options.max_in_flight,
+                shutdown_grace: grace,
+            };
+            let outcome = front::serve(opts, input, output, Hooks::default()).await;
+            Ok(Served::Bridge(outcome))
+        }
+        Path::Server => {
+            let link = out.link(&connect)?;
+            paths::serve_server(link, input, grace).await;
+            Ok(Served::Server)
+        }
+    }
+}
+
+/// [`serve_stdio_with`] on the stdin and stdout of the process (call it inside a tokio
+/// runtime; the pipes register with its reactor).
+pub async fn serve_process_stdio_with<F>(
+    connect: F,
+    options: impl Into<Options>,
+) -> io::Result<Served>
+where
+    F: Fn() -> io::Result<Pipe> + Send + Sync + 'static,
+{
+    serve_stdio_with(
+        connect,
+        options,
+        crate::stdio_pipes::stdin(),
+        crate::stdio_pipes::stdout(),
+    )
+    .await
+}
