@@ -252,6 +252,13 @@ fn calls(peer: &mut Peer, args: &Value, warmup: usize, runs: usize) -> Stats {
 
 /// One `toggle` per sample: each list change reaches the peer before its result.
 fn list_changes(peer: &mut Peer, n: usize) -> Stats {
+    // Two toggles first, so that the listen stream is open and acknowledged.
+    for enabled in [true, false] {
+        peer.call(
+            "tools/call",
+            json!({"name":"toggle","arguments":{"enabled":enabled}}),
+        );
+    }
     let before = peer.notes;
     let s = stats(
         (0..n)
