@@ -1,26 +1,38 @@
-//! Benchmark baseline (not a test): the median round trip of `tools/call echo` through the
-//! bridge against the same call straight to the fixture, and the time to pass a 16 MiB tool
-//! result through the bridge against straight, side by side with their ratios. A third column
-//! is the floor of any extra process: a plain relay (this example with `--relay`) that copies
-//! the bytes both ways without reading them; the last ratio is the bridge against that floor.
+//! Benchmark (not a test): each measure straight to the fixture, through a plain byte relay
+//! (this example with `--relay`: one more process that copies the bytes both ways without
+//! reading them, the floor of any bridge) and through the bridge, side by side in one run, with
+//! the ratios; and the resident memory of the bridge (idle, peak while passing one message of N
+//! bytes, growth over many round trips).
 //!
-//! cargo build --release -p mcp-bridge-vscode -p bridge-fixture-server
-//! cargo run --release -p mcp-bridge-vscode --example bench
+//! cargo build --release -p mcp-bridge-vscode -p bridge-fixture-server --examples --bins
+//! target/release/examples/bench [--json] [--growth N] [--quick]
 //!
-//! Paths: BRIDGE_BIN and BRIDGE_FIXTURE_SERVER, else target/release, else target/debug.
+//! `--json` adds one JSON object with every figure on the last line. `--growth N` sets the
+//! round trips of the growth measure (default 20 000; the aim is stated for 100 000).
+//! `--quick` runs fewer samples (for a smoke test). Paths: BRIDGE_BIN and
+//! BRIDGE_FIXTURE_SERVER, else target/release, else target/debug.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
-const ROUND_TRIPS: usize = 2000;
-const WARMUP: usize = 100;
-/// A 16 MiB result (the fixture reads request lines up to 64 MiB).
-const BIG_BYTES: usize = 16 << 20;
-const BIG_RUNS: usize = 7;
+const MIB: usize = 1 << 20;
+/// A result just under the default line limit of the bridge and of the fixture (64 MiB),
+/// with room for the envelope of the request and of the response.
+const HUGE_BYTES: usize = (64 << 20) - 4096;
+
+struct Config {
+    round_trips: usize,
+    warmup: usize,
+    big_runs: usize,
+    huge_runs: usize,
+    growth: usize,
+    list_changes: usize,
+    inits: usize,
+}
 
 struct Peer {
     child: Child,
@@ -29,13 +41,15 @@ struct Peer {
     line: Vec<u8>,
     next_id: u64,
     modern: bool,
+    /// Notifications read while waiting for responses.
+    notes: usize,
 }
 
 impl Peer {
     fn start(program: &Path, args: &[&str], modern: bool) -> Peer {
         let mut child = spawn_piped(program.as_os_str(), args);
         let stdin = child.stdin.take().expect("stdin");
-        let stdout = BufReader::with_capacity(1 << 20, child.stdout.take().expect("stdout"));
+        let stdout = BufReader::with_capacity(MIB, child.stdout.take().expect("stdout"));
         Peer {
             child,
             stdin,
@@ -43,11 +57,16 @@ impl Peer {
             line: Vec::new(),
             next_id: 1,
             modern,
+            notes: 0,
         }
     }
 
-    /// One request and its response (notifications skipped); returns the response line length.
-    fn call(&mut self, method: &str, mut params: Value) -> usize {
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The bytes of one request (built before the clock starts).
+    fn frame(&mut self, method: &str, mut params: Value) -> (u64, Vec<u8>) {
         let id = self.next_id;
         self.next_id += 1;
         if self.modern {
@@ -59,23 +78,32 @@ impl Peer {
             serde_json::to_vec(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}))
                 .expect("json");
         frame.push(b'\n');
-        self.stdin.write_all(&frame).expect("write");
+        (id, frame)
+    }
+
+    fn send(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).expect("write");
         self.stdin.flush().expect("flush");
+    }
+
+    /// Sends a prepared request and reads up to its response; returns the response length.
+    fn exchange(&mut self, id: u64, frame: &[u8]) -> usize {
+        self.send(frame);
         loop {
             self.line.clear();
             let n = self.stdout.read_until(b'\n', &mut self.line).expect("read");
             assert!(n > 0, "the peer closed its output");
-            // Find the id cheaply: a response ends with its id or has it near the start.
-            let v: Value = serde_json::from_slice(&self.line).expect("one JSON line");
-            if v.get("id") == Some(&json!(id)) {
-                assert!(
-                    v.get("result").is_some(),
-                    "error: {:.300}",
-                    String::from_utf8_lossy(&self.line)
-                );
+            if let Some(ok) = response_to(&self.line, id) {
+                assert!(ok, "error: {:.300}", String::from_utf8_lossy(&self.line));
                 return n;
             }
+            self.notes += 1;
         }
+    }
+
+    fn call(&mut self, method: &str, params: Value) -> usize {
+        let (id, frame) = self.frame(method, params);
+        self.exchange(id, &frame)
     }
 
     fn stop(mut self) {
@@ -84,9 +112,47 @@ impl Peer {
     }
 }
 
-fn median(mut samples: Vec<Duration>) -> Duration {
+/// `Some(is_result)` when `line` is the response to `id`. A long line is not parsed (the
+/// bench would measure itself): its id and kind are read from its start or its end.
+fn response_to(line: &[u8], id: u64) -> Option<bool> {
+    if line.len() < MIB {
+        let v: Value = serde_json::from_slice(line).expect("one JSON line");
+        return (v.get("id") == Some(&json!(id)) && v.get("method").is_none())
+            .then(|| v.get("result").is_some());
+    }
+    let head = &line[..256];
+    let tail = &line[line.len() - 256..];
+    let needle = format!("\"id\":{id}");
+    let has = |hay: &[u8], s: &str| memchr::memmem::find(hay, s.as_bytes()).is_some();
+    (has(head, &needle) || has(tail, &needle)).then(|| has(head, "\"result\""))
+}
+
+#[derive(Clone, Copy)]
+struct Stats {
+    median: Duration,
+    min: Duration,
+    max: Duration,
+}
+
+fn stats(mut samples: Vec<Duration>) -> Stats {
     samples.sort();
-    samples[samples.len() / 2]
+    Stats {
+        median: samples[samples.len() / 2],
+        min: samples[0],
+        max: samples[samples.len() - 1],
+    }
+}
+
+fn timed(runs: usize, mut f: impl FnMut()) -> Stats {
+    stats(
+        (0..runs)
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                t.elapsed()
+            })
+            .collect(),
+    )
 }
 
 fn target_dir() -> PathBuf {
@@ -110,36 +176,6 @@ fn find(var: &str, name: &str) -> PathBuf {
         }
     }
     panic!("{name} not found: build it, or set {var}");
-}
-
-fn round_trips(peer: &mut Peer) -> Duration {
-    let args = json!({"name":"echo","arguments":{"text":"hello"}});
-    for _ in 0..WARMUP {
-        peer.call("tools/call", args.clone());
-    }
-    let samples = (0..ROUND_TRIPS)
-        .map(|_| {
-            let t = Instant::now();
-            peer.call("tools/call", args.clone());
-            t.elapsed()
-        })
-        .collect();
-    median(samples)
-}
-
-fn big(peer: &mut Peer) -> Duration {
-    let text = "x".repeat(BIG_BYTES);
-    let args = json!({"name":"echo","arguments":{"text":text}});
-    peer.call("tools/call", args.clone());
-    let samples = (0..BIG_RUNS)
-        .map(|_| {
-            let t = Instant::now();
-            let n = peer.call("tools/call", args.clone());
-            assert!(n > BIG_BYTES);
-            t.elapsed()
-        })
-        .collect();
-    median(samples)
 }
 
 /// Starts `program` with piped stdin and stdout and a silent stderr.
@@ -177,12 +213,149 @@ fn relay(program: &str, args: &[String]) {
     let _ = child.wait();
 }
 
+/// A field of /proc/<pid>/status in bytes (VmRSS, VmHWM).
+fn status_bytes(pid: u32, field: &str) -> u64 {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    text.lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// Resets the peak resident size (VmHWM) of a process of ours to its current size.
+fn reset_peak(pid: u32) {
+    let _ = std::fs::write(format!("/proc/{pid}/clear_refs"), "5");
+}
+
+fn echo_args(bytes: usize) -> Value {
+    json!({"name":"echo","arguments":{"text":"x".repeat(bytes)}})
+}
+
+/// A large argument and a small result: the echo tool ignores the unknown member `pad`.
+fn pad_args(bytes: usize) -> Value {
+    json!({"name":"echo","arguments":{"text":"hi","pad":"x".repeat(bytes)}})
+}
+
+fn calls(peer: &mut Peer, args: &Value, warmup: usize, runs: usize) -> Stats {
+    for _ in 0..warmup {
+        peer.call("tools/call", args.clone());
+    }
+    let mut frames: Vec<(u64, Vec<u8>)> = (0..runs)
+        .map(|_| peer.frame("tools/call", args.clone()))
+        .collect();
+    frames.reverse();
+    timed(runs, || {
+        let (id, frame) = frames.pop().expect("frame");
+        peer.exchange(id, &frame);
+    })
+}
+
+/// One `toggle` per sample: each list change reaches the peer before its result.
+fn list_changes(peer: &mut Peer, n: usize) -> Stats {
+    // Two toggles first, so that the listen stream is open and acknowledged.
+    for enabled in [true, false] {
+        peer.call(
+            "tools/call",
+            json!({"name":"toggle","arguments":{"enabled":enabled}}),
+        );
+    }
+    let before = peer.notes;
+    let s = stats(
+        (0..n)
+            .map(|i| {
+                let args = json!({"name":"toggle","arguments":{"enabled":i % 2 == 0}});
+                let (id, frame) = peer.frame("tools/call", args);
+                let t = Instant::now();
+                peer.exchange(id, &frame);
+                t.elapsed()
+            })
+            .collect(),
+    );
+    let seen = peer.notes - before;
+    assert!(seen >= n, "{seen} list changes for {n} toggles");
+    s
+}
+
+fn start_all(fixture: &Path) -> [Peer; 3] {
+    let fixture_arg = fixture.to_string_lossy().into_owned();
+    let me = std::env::current_exe().expect("exe");
+    let mut direct = Peer::start(fixture, &[], true);
+    let mut relayed = Peer::start(&me, &["--relay", &fixture_arg], true);
+    for peer in [&mut direct, &mut relayed] {
+        peer.call("server/discover", json!({}));
+        // The listen stream of list changes (its result comes at the end).
+        let (_, frame) = peer.frame(
+            "subscriptions/listen",
+            json!({"notifications":{"toolsListChanged":true}}),
+        );
+        peer.send(&frame);
+    }
+    let bridge = find("BRIDGE_BIN", "mcp-bridge-vscode");
+    let mut via = Peer::start(&bridge, &["--", &fixture_arg], false);
+    via.call("initialize", init_params());
+    via.send(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+    [direct, relayed, via]
+}
+
+fn init_params() -> Value {
+    json!({"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}})
+}
+
+/// From the start of the process to the answer of its first request: `initialize` of the
+/// bridge (which starts the fixture and asks its `server/discover`) and `server/discover` of
+/// the fixture alone.
+fn startup(program: &Path, args: &[&str], modern: bool, runs: usize) -> Stats {
+    timed(runs, || {
+        let mut peer = Peer::start(program, args, modern);
+        if modern {
+            peer.call("server/discover", json!({}));
+        } else {
+            peer.call("initialize", init_params());
+        }
+        peer.stop();
+    })
+}
+
+struct Row {
+    key: &'static str,
+    label: String,
+    unit: (&'static str, f64),
+    cols: [Stats; 3],
+}
+
 fn main() {
     let argv: Vec<String> = std::env::args().collect();
     if argv.get(1).map(String::as_str) == Some("--relay") {
         relay(&argv[2], &argv[3..]);
         return;
     }
+    let json_out = argv.iter().any(|a| a == "--json");
+    let quick = argv.iter().any(|a| a == "--quick");
+    let growth_arg = argv
+        .iter()
+        .position(|a| a == "--growth")
+        .and_then(|i| argv.get(i + 1)?.parse().ok());
+    let cfg = if quick {
+        Config {
+            round_trips: 200,
+            warmup: 20,
+            big_runs: 2,
+            huge_runs: 1,
+            growth: growth_arg.unwrap_or(1000),
+            list_changes: 50,
+            inits: 3,
+        }
+    } else {
+        Config {
+            round_trips: 2000,
+            warmup: 100,
+            big_runs: 5,
+            huge_runs: 2,
+            growth: growth_arg.unwrap_or(20_000),
+            list_changes: 1000,
+            inits: 10,
+        }
+    };
     let bridge = find("BRIDGE_BIN", "mcp-bridge-vscode");
     let fixture = find("BRIDGE_FIXTURE_SERVER", "bridge-fixture-server");
     println!(
@@ -191,69 +364,189 @@ fn main() {
         fixture.display()
     );
     let fixture_arg = fixture.to_string_lossy().into_owned();
+    let mut peers = start_all(&fixture);
+    let names = ["direct", "via a plain relay", "via the bridge"];
 
-    let mut direct = Peer::start(&fixture, &[], true);
-    direct.call("server/discover", json!({}));
-    let me = std::env::current_exe().expect("exe");
-    let mut relayed = Peer::start(&me, &["--relay", &fixture_arg], true);
-    relayed.call("server/discover", json!({}));
-    let mut via = Peer::start(&bridge, &["--", &fixture_arg], false);
-    via.call(
-        "initialize",
-        json!({"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}),
+    // Idle: after initialize, before any call.
+    std::thread::sleep(Duration::from_millis(300));
+    let bridge_pid = peers[2].pid();
+    let idle_rss = status_bytes(bridge_pid, "VmRSS");
+
+    let mut rows = Vec::new();
+    let mut each = |key, label: String, unit, f: &mut dyn FnMut(&mut Peer) -> Stats| {
+        let cols = std::array::from_fn(|i| {
+            eprintln!("{label}, {} …", names[i]);
+            f(&mut peers[i])
+        });
+        rows.push(Row {
+            key,
+            label,
+            unit,
+            cols,
+        });
+    };
+    let us = ("µs", 1e6);
+    let ms = ("ms", 1e3);
+    let echo = json!({"name":"echo","arguments":{"text":"hello"}});
+    let (rt, warm) = (cfg.round_trips, cfg.warmup);
+    each(
+        "echo",
+        format!("tools/call echo round trip ({rt} calls)"),
+        us,
+        &mut |p| calls(p, &echo, warm, rt),
+    );
+    let big = echo_args(16 * MIB);
+    let runs = cfg.big_runs;
+    each(
+        "big",
+        format!("16 MiB result ({runs} runs)"),
+        ms,
+        &mut |p| calls(p, &big, 1, runs),
+    );
+    let pad = pad_args(16 * MIB);
+    each(
+        "big_arg",
+        format!("16 MiB argument ({runs} runs)"),
+        ms,
+        &mut |p| calls(p, &pad, 1, runs),
+    );
+    let huge = echo_args(HUGE_BYTES);
+    let runs = cfg.huge_runs;
+    each(
+        "huge",
+        format!("64 MiB result ({runs} runs)"),
+        ms,
+        &mut |p| calls(p, &huge, 0, runs),
+    );
+    drop(huge);
+    let n = cfg.list_changes;
+    each(
+        "list_change",
+        format!("{n} list changes, per change"),
+        us,
+        &mut |p| list_changes(p, n),
     );
 
-    eprintln!("round trips, direct …");
-    let rt_direct = round_trips(&mut direct);
-    eprintln!("round trips, via a plain relay …");
-    let rt_relay = round_trips(&mut relayed);
-    eprintln!("round trips, via the bridge …");
-    let rt_via = round_trips(&mut via);
-    eprintln!("16 MiB, direct …");
-    let big_direct = big(&mut direct);
-    eprintln!("16 MiB, via a plain relay …");
-    let big_relay = big(&mut relayed);
-    eprintln!("16 MiB, via the bridge …");
-    let big_via = big(&mut via);
-    direct.stop();
-    relayed.stop();
-    via.stop();
+    // Peak while passing one message of N bytes (a fresh peak for each size).
+    let mut peaks = Vec::new();
+    for mib in [1usize, 16, 64] {
+        let args = echo_args(if mib == 64 { HUGE_BYTES } else { mib * MIB });
+        reset_peak(bridge_pid);
+        peers[2].call("tools/call", args);
+        peaks.push((mib, status_bytes(bridge_pid, "VmHWM")));
+    }
+    // Growth over many round trips.
+    eprintln!("growth over {} round trips …", cfg.growth);
+    let before_growth = status_bytes(bridge_pid, "VmRSS");
+    calls(&mut peers[2], &echo, 0, cfg.growth);
+    let after_growth = status_bytes(bridge_pid, "VmRSS");
+    for peer in peers {
+        peer.stop();
+    }
+    eprintln!("startup …");
+    let me_inits = cfg.inits;
+    let init_direct = startup(&fixture, &[], true, me_inits);
+    let init_bridge = startup(&bridge, &["--", &fixture_arg], false, me_inits);
 
-    let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
+    report(
+        &rows,
+        json_out,
+        &cfg,
+        Memory {
+            idle: idle_rss,
+            peaks,
+            growth: (before_growth, after_growth),
+        },
+        (init_direct, init_bridge),
+    );
+}
+
+struct Memory {
+    idle: u64,
+    peaks: Vec<(usize, u64)>,
+    growth: (u64, u64),
+}
+
+fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
+}
+
+fn report(rows: &[Row], json_out: bool, cfg: &Config, mem: Memory, init: (Stats, Stats)) {
+    let ratio = |a: Duration, b: Duration| secs(a) / secs(b);
     println!();
     println!(
-        "{:<40} {:>11} {:>11} {:>11} {:>14} {:>14}",
+        "{:<38} {:>11} {:>11} {:>11} {:>14} {:>13}",
         "measure (median)", "direct", "via relay", "via bridge", "bridge/direct", "bridge/relay"
     );
-    let row = |label: String, unit: &str, scale: f64, d: Duration, r: Duration, b: Duration| {
+    let mut measures = Map::new();
+    let mut ratios = Map::new();
+    for r in rows {
+        let [d, rl, b] = r.cols;
+        let (unit, scale) = r.unit;
         println!(
-            "{label:<40} {:>8.1} {unit} {:>8.1} {unit} {:>8.1} {unit} {:>14.2} {:>14.2}",
-            d.as_secs_f64() * scale,
-            r.as_secs_f64() * scale,
-            b.as_secs_f64() * scale,
-            ratio(b, d),
-            ratio(b, r)
+            "{:<38} {:>8.1} {unit} {:>8.1} {unit} {:>8.1} {unit} {:>14.2} {:>13.2}",
+            r.label,
+            secs(d.median) * scale,
+            secs(rl.median) * scale,
+            secs(b.median) * scale,
+            ratio(b.median, d.median),
+            ratio(b.median, rl.median)
         );
-    };
-    row(
-        format!("tools/call echo round trip ({ROUND_TRIPS} calls)"),
-        "µs",
-        1e6,
-        rt_direct,
-        rt_relay,
-        rt_via,
-    );
-    row(
-        format!("16 MiB echo result ({BIG_RUNS} runs)"),
-        "ms",
-        1e3,
-        big_direct,
-        big_relay,
-        big_via,
-    );
+        let col = |s: Stats| json!({"median_s": secs(s.median), "min_s": secs(s.min), "max_s": secs(s.max)});
+        measures.insert(
+            r.key.into(),
+            json!({"label": r.label, "direct": col(d), "relay": col(rl), "bridge": col(b)}),
+        );
+        ratios.insert(
+            format!("{}_bridge_to_relay", r.key),
+            json!(ratio(b.median, rl.median)),
+        );
+        ratios.insert(
+            format!("{}_bridge_to_direct", r.key),
+            json!(ratio(b.median, d.median)),
+        );
+    }
+    let (init_direct, init_bridge) = init;
+    let init_over = secs(init_bridge.median) - secs(init_direct.median);
     println!(
-        "\nround-trip overhead of the bridge: {:.1} µs ({:+.0} %)",
-        (rt_via.as_secs_f64() - rt_direct.as_secs_f64()) * 1e6,
-        (ratio(rt_via, rt_direct) - 1.0) * 100.0
+        "\nstart to first answer ({} runs): fixture server/discover {:.2} ms, bridge initialize {:.2} ms: the bridge adds {:.2} ms",
+        cfg.inits,
+        secs(init_direct.median) * 1e3,
+        secs(init_bridge.median) * 1e3,
+        init_over * 1e3
     );
+    let mb = |b: u64| b as f64 / 1e6;
+    println!("bridge resident memory: idle {:.1} MB", mb(mem.idle));
+    let mut peaks = Map::new();
+    for (mib, peak) in &mem.peaks {
+        let n = (*mib * MIB) as f64;
+        println!(
+            "  peak while passing one {mib} MiB echo: {:.1} MB ({:.2} × N; aim 3 × N + 8 MB = {:.1} MB)",
+            mb(*peak),
+            *peak as f64 / n,
+            mb((3.0 * n) as u64 + 8_000_000)
+        );
+        peaks.insert(format!("{mib}MiB"), json!(peak));
+    }
+    let (g0, g1) = mem.growth;
+    println!(
+        "  over {} round trips: {:.1} MB → {:.1} MB ({:+.2} MB)",
+        cfg.growth,
+        mb(g0),
+        mb(g1),
+        mb(g1) - mb(g0)
+    );
+    if json_out {
+        let out = json!({
+            "measures": measures,
+            "ratios": ratios,
+            "initialize": {"direct_discover_median_s": secs(init_direct.median),
+                "bridge_initialize_median_s": secs(init_bridge.median),
+                "bridge_overhead_s": init_over, "runs": cfg.inits},
+            "rss_bytes": {"idle": mem.idle, "peak_per_message": peaks,
+                "growth": {"round_trips": cfg.growth, "before": g0, "after": g1,
+                    "delta": g1 as i64 - g0 as i64}},
+        });
+        println!("{out}");
+    }
 }

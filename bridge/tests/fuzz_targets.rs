@@ -330,8 +330,11 @@ fn fuzz_translation_rules() {
                 "{r}"
             );
         }
-        let f = forward_params(Some(&v));
-        assert_eq!(format!("{f:?}"), format!("{:?}", forward_params(Some(&v))));
+        let f = forward_params(Some(v.clone()));
+        assert_eq!(
+            format!("{f:?}"),
+            format!("{:?}", forward_params(Some(v.clone())))
+        );
         let method = METHODS[(rng.next() as usize) % METHODS.len()];
         let _ = method_class(method);
         let result = if case % 2 == 0 {

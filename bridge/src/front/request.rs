@@ -54,7 +54,7 @@ pub(crate) async fn run_forward(
     params: Option<Value>,
     upstream: Arc<UpstreamClient>,
 ) {
-    let fwd = forward_params(params.as_ref());
+    let fwd = forward_params(params);
     let opts = RequestOptions {
         log_level: shared.log_level(),
         progress: fwd.progress_token.is_some(),
@@ -63,14 +63,16 @@ pub(crate) async fn run_forward(
     };
     let method = slot.method.clone();
     let mut rounds = Rounds::new(upstream.capabilities());
-    let mut round_params = fwd.params.clone();
+    // The params of a retry (R8); the first round sends a copy of VS Code's params, which
+    // the rounds keep for their retries.
+    let mut retry: Option<Map<String, Value>> = None;
     let mut round = 0u32;
     let response = loop {
         let timeout = kind.timeout_for_round(round);
         let request = Upstream {
             client: &upstream,
             method: &method,
-            params: round_params.clone(),
+            params: retry.take().unwrap_or_else(|| fwd.params.clone()),
             opts: &opts,
             progress_token: fwd.progress_token.as_ref(),
             timeout,
@@ -103,7 +105,7 @@ pub(crate) async fn run_forward(
             break Some(response);
         }
         match rounds.round(&shared, &slot, &fwd.params, &raw).await {
-            Next::Retry(params) => round_params = params,
+            Next::Retry(params) => retry = Some(params),
             Next::Respond(r) => break Some(r),
             Next::Cancelled => break None,
         }

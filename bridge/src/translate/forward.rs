@@ -104,10 +104,11 @@ pub struct Forwarded {
 }
 
 /// R3, C3: splits the params of a forwarded request. Params that are missing or not an
-/// object become `{}`; `task` goes away because the bridge declares no tasks.
-pub fn forward_params(params: Option<&Value>) -> Forwarded {
+/// object become `{}`; `task` goes away because the bridge declares no tasks. The params are
+/// taken by value, so that a large argument is never copied here.
+pub fn forward_params(params: Option<Value>) -> Forwarded {
     let mut out = match params {
-        Some(Value::Object(map)) => map.clone(),
+        Some(Value::Object(map)) => map,
         _ => Map::new(),
     };
     out.remove("task");
@@ -297,7 +298,7 @@ mod tests {
               "traceparent":"00-1-01","tracestate":"x=1","other":"o","vscode.bad key":"k","vscode.":"e",
               "io.modelcontextprotocol/logLevel":"debug","io.modelcontextprotocol/x":1,"baggage":"b",
               "vscode.mcp/x":1}});
-        let f = forward_params(Some(&params));
+        let f = forward_params(Some(params));
         assert_eq!(
             f.params,
             json!({"name":"add","arguments":{"a":2,"_meta":{"kept":1}}})
@@ -322,15 +323,15 @@ mod tests {
             json!(""),
             json!(u64::MAX),
         ] {
-            let f = forward_params(Some(&json!({"_meta":{"progressToken":token}})));
+            let f = forward_params(Some(json!({"_meta":{"progressToken":token}})));
             assert_eq!(f.progress_token, Some(token));
         }
         for token in [json!(null), json!({}), json!([0])] {
-            let f = forward_params(Some(&json!({"_meta":{"progressToken":token}})));
+            let f = forward_params(Some(json!({"_meta":{"progressToken":token}})));
             assert_eq!(f.progress_token, None);
         }
         assert_eq!(
-            forward_params(Some(&json!({"_meta":[1]}))).progress_token,
+            forward_params(Some(json!({"_meta":[1]}))).progress_token,
             None
         );
     }
@@ -338,10 +339,10 @@ mod tests {
     #[test]
     fn r3_params_missing_or_not_object_become_empty() {
         for p in [None, Some(json!(null)), Some(json!([1])), Some(json!("x"))] {
-            let f = forward_params(p.as_ref());
+            let f = forward_params(p);
             assert!(f.params.is_empty() && f.meta.is_empty() && f.progress_token.is_none());
         }
-        let f = forward_params(Some(&json!({"cursor":"c2"})));
+        let f = forward_params(Some(json!({"cursor":"c2"})));
         assert_eq!(Value::Object(f.params), json!({"cursor":"c2"}));
     }
 

@@ -13,7 +13,7 @@ use tokio::sync::{Notify, mpsc, watch};
 
 use super::{Ended, Transport, TransportEvent};
 use crate::wire::reader::{LineReader, RawLine};
-use crate::wire::writer::Room;
+use crate::wire::writer::{Room, frame_line};
 
 enum WriterCmd {
     Frame(Vec<u8>),
@@ -62,9 +62,9 @@ impl LineLink {
 
     /// Queues one frame; false when the writer has stopped.
     pub fn send(&self, frame: &Value) -> bool {
-        match serde_json::to_vec(frame) {
-            Ok(bytes) => self.writer.send(WriterCmd::Frame(bytes)).is_ok(),
-            Err(_) => false,
+        match frame_line(frame) {
+            Some(bytes) => self.writer.send(WriterCmd::Frame(bytes)).is_ok(),
+            None => false,
         }
     }
 
@@ -77,8 +77,7 @@ impl LineLink {
 async fn write_loop<W: AsyncWrite + Unpin>(mut out: W, mut rx: mpsc::UnboundedReceiver<WriterCmd>) {
     while let Some(cmd) = rx.recv().await {
         match cmd {
-            WriterCmd::Frame(mut bytes) => {
-                bytes.push(b'\n');
+            WriterCmd::Frame(bytes) => {
                 if out.write_all(&bytes).await.is_err() {
                     break;
                 }

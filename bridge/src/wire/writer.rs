@@ -93,8 +93,8 @@ impl Outbox {
     /// Queues one frame. The frame is serialized here, on the task of the caller, so that the
     /// writer only copies bytes. Returns false when the writer has ended.
     pub fn send(&self, frame: &Value) -> bool {
-        match serde_json::to_vec(frame) {
-            Ok(bytes) => {
+        match frame_line(frame) {
+            Some(bytes) => {
                 let len = bytes.len();
                 self.room.queued.fetch_add(len, Ordering::AcqRel);
                 if self.tx.send(Out::Frame(bytes)).is_ok() {
@@ -104,7 +104,7 @@ impl Outbox {
                     false
                 }
             }
-            Err(_) => false,
+            None => false,
         }
     }
 
@@ -117,6 +117,15 @@ impl Outbox {
     pub fn close(&self) {
         let _ = self.tx.send(Out::Close);
     }
+}
+
+/// One frame as one line: the JSON text and its `\n`, in one buffer that never grows again
+/// (the writer writes it as it is).
+pub fn frame_line(frame: &Value) -> Option<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(256);
+    serde_json::to_writer(&mut bytes, frame).ok()?;
+    bytes.push(b'\n');
+    Some(bytes)
 }
 
 /// Starts the writer task on `sink`. It ends at [`Outbox::close`], when every outbox is
@@ -155,9 +164,8 @@ async fn write_frames<W: AsyncWrite + Unpin>(
 ) -> io::Result<()> {
     while let Some(out) = rx.recv().await {
         match out {
-            Out::Frame(mut bytes) => {
+            Out::Frame(bytes) => {
                 let len = bytes.len();
-                bytes.push(b'\n');
                 sink.write_all(&bytes).await?;
                 room.written(len);
             }
