@@ -61,5 +61,11 @@ else
   # Outside CI only (checked above): the harness records the skip itself.
   target/debug/harness transcripts/
 fi
+echo "== transcripts through the embedded bridge (M5: bridge-fixture-server --embedded)"
+if [ -d "$spec" ]; then
+  target/debug/harness --schemas "$spec" --embedded transcripts/
+else
+  target/debug/harness --embedded transcripts/
+fi
 echo "== conformance"
 bash ci/conformance.sh

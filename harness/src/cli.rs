@@ -36,6 +36,11 @@ struct Args {
     /// Do not build the bridge and the fixture first (when started by `cargo run`).
     #[arg(long)]
     no_build: bool,
+    /// M5: replay against `bridge-fixture-server --embedded` (the bridge inside the server)
+    /// in place of the bridge in front of the fixture; transcripts of other upstreams, with
+    /// options of the bridge, or that say why the embedded path differs are skipped.
+    #[arg(long)]
+    embedded: bool,
 }
 
 /// The entry point of the binary.
@@ -103,7 +108,8 @@ async fn run(args: Args) -> Result<bool, String> {
     if files.is_empty() {
         return Err("no transcript found".into());
     }
-    let bins = binaries()?;
+    let mut bins = binaries()?;
+    bins.embedded = args.embedded;
     if !args.no_build {
         build_once(&bins.harness)?;
     }
@@ -178,6 +184,7 @@ fn binaries() -> Result<Binaries, String> {
         bridge: sibling("MCP_BRIDGE_BIN", "mcp-bridge-vscode")?,
         fixture: sibling("BRIDGE_FIXTURE_SERVER", "bridge-fixture-server")?,
         harness,
+        embedded: false,
     })
 }
 

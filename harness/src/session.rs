@@ -44,6 +44,9 @@ pub struct Binaries {
     pub bridge: PathBuf,
     pub fixture: PathBuf,
     pub harness: PathBuf,
+    /// M5 (`--embedded`): the fixture's own `--embedded` stands where the bridge and the
+    /// fixture stand (one process, the bridge inside it).
+    pub embedded: bool,
 }
 
 /// The state of the client simulator (client.rs).
@@ -104,6 +107,19 @@ impl Session {
         let mut up = None;
         let mut https = None;
         match &setup.upstream {
+            Upstream::Fixture(extra) if bins.embedded => {
+                // The embedded bridge takes no options of the bridge (see runner::embedded_skip).
+                // The Copilot harness tries server/discover first: with the server's answer it
+                // would take the modern path, so its transcripts run with `refuse`, which
+                // sends it to initialize and the input rounds of the bridge (M5).
+                let policy = if setup.profile == crate::format::Profile::Copilot {
+                    "--embedded=refuse"
+                } else {
+                    "--embedded"
+                };
+                args = vec![policy.into()];
+                args.extend(extra.iter().map(subst));
+            }
             Upstream::Fixture(extra) if setup.tap => {
                 // The tap: the relay runs the fixture and shows the runner every frame.
                 let s = ScriptedUpstream::listen(&Scripted::default(), checker.clone())?;
@@ -144,7 +160,12 @@ impl Session {
                 https = Some(fixture);
             }
         }
-        let bridge = Bridge::spawn(&bins.bridge, &args, &setup.env, tag)?;
+        let program = if bins.embedded {
+            &bins.fixture
+        } else {
+            &bins.bridge
+        };
+        let bridge = Bridge::spawn(program, &args, &setup.env, tag)?;
         let sim = Sim {
             next_id: if setup.profile == crate::format::Profile::Copilot {
                 0

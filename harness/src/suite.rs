@@ -79,6 +79,7 @@ pub async fn run(plan: Plan) -> Totals {
                 Err(e) => runner::Outcome {
                     path: path.display().to_string(),
                     passed: false,
+                    skipped: None,
                     report: Some(format!("FAIL {}\n  {e}\n", path.display())),
                     elapsed: std::time::Duration::ZERO,
                     schema_checked: 0,
@@ -86,7 +87,7 @@ pub async fn run(plan: Plan) -> Totals {
             }
         }));
     }
-    let (mut passed, mut failed, mut checked) = (0, 0, 0);
+    let (mut passed, mut failed, mut skipped, mut checked) = (0, 0, 0, 0);
     let mut reports = Vec::new();
     // Results are printed in file order; the runs themselves overlap.
     for (i, h) in handles.into_iter().enumerate() {
@@ -95,12 +96,18 @@ pub async fn run(plan: Plan) -> Totals {
             Err(e) => runner::Outcome {
                 path: format!("#{}", i + 1),
                 passed: false,
+                skipped: None,
                 report: Some(format!("FAIL (the runner task broke: {e})\n")),
                 elapsed: std::time::Duration::ZERO,
                 schema_checked: 0,
             },
         };
         checked += outcome.schema_checked;
+        if let Some(why) = &outcome.skipped {
+            println!("[{:>3}/{total}] skip {} ({why})", i + 1, outcome.path);
+            skipped += 1;
+            continue;
+        }
         let status = if outcome.passed { "ok  " } else { "FAIL" };
         println!(
             "[{:>3}/{total}] {status} {} ({} ms)",
@@ -132,7 +139,12 @@ pub async fn run(plan: Plan) -> Totals {
         println!("schema checks: skipped (no --schemas)");
         crate::skip::record("transcripts: the schema checks of every frame (no --schemas)");
     }
-    println!("{passed} passed, {failed} failed");
+    if skipped > 0 {
+        // Only the --embedded run skips, each transcript with its reason above.
+        println!("{passed} passed, {failed} failed, {skipped} skipped");
+    } else {
+        println!("{passed} passed, {failed} failed");
+    }
     println!("time: {:.1} s", started.elapsed().as_secs_f64());
     Totals { passed, failed }
 }

@@ -96,6 +96,9 @@ pub struct Setup {
     /// The fixture runs behind the tap of the relay, so that its frames are checked too; false
     /// starts it directly (the process tree and the default name are then the fixture's own).
     pub tap: bool,
+    /// Why the transcript does not hold for the embedded bridge (M5), if it does not: the
+    /// `--embedded` run skips it with this reason.
+    pub embedded: Option<String>,
 }
 
 impl Default for Setup {
@@ -109,6 +112,7 @@ impl Default for Setup {
             timeout_ms: 5000,
             ignore: Vec::new(),
             tap: true,
+            embedded: None,
         }
     }
 }

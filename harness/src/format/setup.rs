@@ -37,6 +37,13 @@ pub(super) fn parse_setup(body: Value) -> Result<Setup, String> {
             "timeout_ms" => s.timeout_ms = v.as_u64().ok_or("timeout_ms must be a number")?,
             "ignore" => s.ignore = v.as_array().ok_or("ignore must be an array")?.clone(),
             "tap" => s.tap = v.as_bool().ok_or("tap must be a boolean")?,
+            "embedded" => {
+                s.embedded = Some(
+                    v.as_str()
+                        .ok_or("embedded must be a text (the reason)")?
+                        .into(),
+                )
+            }
             "note" => {}
             other => return Err(format!("unknown member '{other}'")),
         }
