@@ -48,6 +48,8 @@ else
 fi
 echo "== build"
 cargo build --workspace --all-targets --locked
+# The secret sweep (ci/sweep.sh) searches every stderr that the tests and transcripts keep here.
+export MCP_STDERR_DIR="${MCP_STDERR_DIR:-$(mktemp -d)}"
 echo "== tests"
 # The fuzz targets run 3000 base cases here (bridge/README.md, "Reliability"); raise it for long runs.
 export MCP_FUZZ_CASES="${MCP_FUZZ_CASES:-3000}"
@@ -67,5 +69,7 @@ if [ -d "$spec" ]; then
 else
   target/debug/harness --embedded transcripts/
 fi
+echo "== secret sweep"
+bash ci/sweep.sh
 echo "== conformance"
 bash ci/conformance.sh

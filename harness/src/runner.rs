@@ -131,6 +131,7 @@ pub async fn run(t: &Transcript, bins: &Binaries, schemas: Schemas, verbose: boo
         .lock()
         .map(|c| c.schema_checked)
         .unwrap_or(0);
+    keep_stderr(&path, &session.bridge.stderr.snapshot());
     let report = failed.map(|(step, f)| {
         let context = session
             .log
@@ -159,6 +160,17 @@ pub async fn run(t: &Transcript, bins: &Binaries, schemas: Schemas, verbose: boo
         schema_checked,
         path,
     }
+}
+
+/// The secret sweep of CI (`ci/sweep.sh`): with `MCP_STDERR_DIR` set, the stderr of every
+/// transcript is kept there, one file each, to be searched for the secrets that the tests
+/// planted.
+fn keep_stderr(path: &str, lines: &[String]) {
+    let Some(dir) = std::env::var_os("MCP_STDERR_DIR") else {
+        return;
+    };
+    let name = format!("transcript-{}.stderr", path.replace(['/', '\\'], "_"));
+    let _ = std::fs::write(std::path::Path::new(&dir).join(name), lines.join("\n"));
 }
 
 /// Cuts a long frame for the report; the diff shows the frame in full.

@@ -365,5 +365,10 @@ impl Drop for Bridge {
             let _ = self.child.kill();
             let _ = self.child.wait();
         }
+        // The secret sweep of CI (ci/sweep.sh) searches every stderr of the process tests.
+        if let Some(dir) = std::env::var_os("MCP_STDERR_DIR") {
+            let name = format!("process-{}-{}.stderr", std::process::id(), self.child.id());
+            let _ = std::fs::write(std::path::Path::new(&dir).join(name), self.stderr());
+        }
     }
 }
