@@ -151,12 +151,7 @@ pub fn rmcp_peer_bin() -> PathBuf {
     if let Some(path) = std::env::var_os("RMCP_HTTP_PEER") {
         return PathBuf::from(path);
     }
-    let exe = std::env::current_exe().expect("test executable path");
-    let debug = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("target/debug");
-    debug
+    super::profile_dir()
         .join("examples")
         .join(format!("rmcp_http_peer{}", std::env::consts::EXE_SUFFIX))
 }

@@ -51,18 +51,23 @@ pub fn bridge_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_mcp-bridge-vscode"))
 }
 
+/// The folder of the binaries of this build (`<target>/debug`), found from this test
+/// executable (`<target>/debug/deps/<test>`).
+pub fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    exe.parent()
+        .and_then(|deps| deps.parent())
+        .expect("target/debug")
+        .to_path_buf()
+}
+
 /// The fixture server: `BRIDGE_FIXTURE_SERVER`, else `<target>/debug/bridge-fixture-server`
 /// found from this test executable (`target/debug/deps/<test>`).
 pub fn fixture_bin() -> PathBuf {
     if let Some(path) = std::env::var_os("BRIDGE_FIXTURE_SERVER") {
         return PathBuf::from(path);
     }
-    let exe = std::env::current_exe().expect("test executable path");
-    let debug = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("target/debug");
-    let path = debug.join(format!(
+    let path = profile_dir().join(format!(
         "bridge-fixture-server{}",
         std::env::consts::EXE_SUFFIX
     ));
