@@ -25,6 +25,7 @@ pub mod check;
 pub mod cli;
 pub mod client;
 pub mod crowd;
+pub mod embedded;
 pub mod format;
 pub mod https;
 pub mod invariants;

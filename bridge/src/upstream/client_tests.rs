@@ -1,0 +1,247 @@
+//! Unit tests of the upstream client (a recording transport, events by hand).
+use super::*;
+use crate::upstream::ExitInfo;
+use serde_json::json;
+use std::sync::Mutex as StdMutex;
+use tokio::sync::watch;
+
+/// A transport that records frames.
+struct Recorder {
+    frames: StdMutex<Vec<Value>>,
+    exit: watch::Sender<Option<Ended>>,
+}
+
+impl Transport for Recorder {
+    fn send_request(&self, _id: i64, _method: &str, frame: &Value) -> bool {
+        lock(&self.frames).push(frame.clone());
+        true
+    }
+    fn cancel(&self, _id: i64, frame: &Value) {
+        lock(&self.frames).push(frame.clone());
+    }
+    fn stop(&self) {
+        let _ = self.exit.send(Some(Ended { exit: None }));
+    }
+    fn end_watch(&self) -> watch::Receiver<Option<Ended>> {
+        self.exit.subscribe()
+    }
+}
+
+/// What the sink of a test client received.
+type Notes = mpsc::UnboundedReceiver<(String, Option<Value>)>;
+
+fn setup() -> (
+    Arc<UpstreamClient>,
+    Arc<Recorder>,
+    mpsc::UnboundedSender<TransportEvent>,
+    mpsc::UnboundedReceiver<ClientEvent>,
+    Notes,
+) {
+    let (exit, _) = watch::channel(None);
+    let rec = Arc::new(Recorder {
+        frames: StdMutex::new(Vec::new()),
+        exit,
+    });
+    let (tx, rx) = mpsc::unbounded_channel();
+    let (ftx, frx) = mpsc::unbounded_channel();
+    let env = Envelope {
+        client_info: json!({"name":"c","version":"1"}),
+        capabilities: json!({}),
+    };
+    let (ntx, nrx) = mpsc::unbounded_channel();
+    let sink: NotificationSink = Arc::new(move |method, params| {
+        let _ = ntx.send((method, params));
+    });
+    let client = UpstreamClient::start(rec.clone(), rx, env, 1 << 20, ftx, sink);
+    (client, rec, tx, frx, nrx)
+}
+
+fn line(v: Value) -> TransportEvent {
+    TransportEvent::Line(RawLine::Line(v.to_string().into_bytes()))
+}
+
+#[tokio::test]
+async fn o4_progress_is_routed_by_request_and_comes_before_the_response() {
+    let (client, rec, tx, _f, _n) = setup();
+    let opts = RequestOptions {
+        progress: true,
+        ..Default::default()
+    };
+    let mut call = client
+        .request("tools/call", Map::new(), &opts)
+        .expect("sent");
+    let id = call.id();
+    assert_eq!(lock(&rec.frames)[0]["params"]["_meta"]["progressToken"], id);
+    for i in 1..=3 {
+        tx.send(line(json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":id,"progress":i}}))).ok();
+    }
+    tx.send(line(
+        json!({"jsonrpc":"2.0","id":id,"result":{"content":[]}}),
+    ))
+    .ok();
+    for i in 1..=3 {
+        match call.next().await {
+            CallEvent::Progress(p) => assert_eq!(p["progress"], i),
+            other => panic!("{other:?}"),
+        }
+    }
+    match call.next().await {
+        CallEvent::Done(Ok(r)) => assert_eq!(r, json!({"content":[]})),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn quirk_upstream_cancelled_is_dropped_and_errors_pass() {
+    let (client, _rec, tx, _f, mut notes) = setup();
+    let mut call = client
+        .request("tools/list", Map::new(), &RequestOptions::default())
+        .expect("sent");
+    tx.send(line(
+        json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}),
+    ))
+    .ok();
+    tx.send(line(json!({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}))).ok();
+    tx.send(line(
+        json!({"jsonrpc":"2.0","id":call.id(),"error":{"code":-32601,"message":"m"}}),
+    ))
+    .ok();
+    match call.next().await {
+        CallEvent::Done(Err(UpstreamError::Rpc(e))) => assert_eq!(e["code"], -32601),
+        other => panic!("{other:?}"),
+    }
+    match notes.recv().await {
+        Some((method, _)) => assert_eq!(method, "notifications/message"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn m3_the_upstream_cancellation_ends_only_a_listen_stream() {
+    let (client, _rec, tx, _f, _n) = setup();
+    let stream = RequestOptions {
+        stream: true,
+        ..Default::default()
+    };
+    let mut listen = client
+        .request("subscriptions/listen", Map::new(), &stream)
+        .expect("sent");
+    let mut call = client
+        .request("tools/call", Map::new(), &RequestOptions::default())
+        .expect("sent");
+    for id in [listen.id(), call.id()] {
+        tx.send(line(
+            json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":id}}),
+        ))
+        .ok();
+    }
+    assert!(matches!(
+        listen.next().await,
+        CallEvent::Done(Err(UpstreamError::Ended))
+    ));
+    tx.send(line(json!({"jsonrpc":"2.0","id":call.id(),"result":{}})))
+        .ok();
+    assert!(matches!(call.next().await, CallEvent::Done(Ok(_))));
+}
+
+#[tokio::test]
+async fn dropping_a_call_cancels_it_upstream() {
+    let (client, rec, _tx, _f, _n) = setup();
+    let call = client
+        .request("tools/call", Map::new(), &RequestOptions::default())
+        .expect("sent");
+    let id = call.id();
+    call.cancel("the client canceled the request");
+    let call2 = client
+        .request("tools/call", Map::new(), &RequestOptions::default())
+        .expect("sent");
+    drop(call2);
+    let frames = lock(&rec.frames).clone();
+    assert_eq!(
+        frames[1],
+        envelope::cancel_frame(id, "the client canceled the request")
+    );
+    assert_eq!(
+        frames[3]["params"]["reason"],
+        "the client closed the connection"
+    );
+    assert_eq!(frames.len(), 4);
+}
+
+#[tokio::test]
+async fn close_fails_every_call_and_later_requests() {
+    let (client, _rec, tx, mut front, _n) = setup();
+    let mut call = client
+        .request("tools/call", Map::new(), &RequestOptions::default())
+        .expect("sent");
+    tx.send(TransportEvent::Closed).ok();
+    assert!(matches!(
+        call.next().await,
+        CallEvent::Done(Err(UpstreamError::Closed))
+    ));
+    assert!(matches!(
+        client.request("x", Map::new(), &RequestOptions::default()),
+        Err(UpstreamError::Closed)
+    ));
+    let ended = Ended {
+        exit: Some(ExitInfo::Code(3)),
+    };
+    tx.send(TransportEvent::Ended(ended)).ok();
+    assert!(matches!(front.recv().await, Some(ClientEvent::Ended(e)) if e == ended));
+}
+
+#[tokio::test]
+async fn a_failed_request_fails_only_its_call_and_a_late_failure_changes_nothing() {
+    let (client, _rec, tx, _f, _n) = setup();
+    let opts = RequestOptions::default();
+    let mut failed = client
+        .request("tools/call", Map::new(), &opts)
+        .expect("sent");
+    let mut answered = client
+        .request("tools/call", Map::new(), &opts)
+        .expect("sent");
+    tx.send(TransportEvent::Failed {
+        id: failed.id(),
+        error: UpstreamError::HttpStatus(503),
+    })
+    .ok();
+    tx.send(line(
+        json!({"jsonrpc":"2.0","id":answered.id(),"result":{}}),
+    ))
+    .ok();
+    tx.send(TransportEvent::Failed {
+        id: answered.id(),
+        error: UpstreamError::TransportFailed("x".into()),
+    })
+    .ok();
+    assert!(matches!(
+        failed.next().await,
+        CallEvent::Done(Err(UpstreamError::HttpStatus(503)))
+    ));
+    assert!(matches!(answered.next().await, CallEvent::Done(Ok(_))));
+    assert!(!client.is_closed(), "the connection goes on");
+    assert!(client.request("tools/list", Map::new(), &opts).is_ok());
+}
+
+#[tokio::test]
+async fn a_bad_line_with_the_id_of_a_call_fails_that_call() {
+    let (client, _rec, tx, _f, _n) = setup();
+    let mut call = client
+        .request("tools/call", Map::new(), &RequestOptions::default())
+        .expect("sent");
+    let head = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{{\"x\":\"",
+        call.id()
+    );
+    tx.send(TransportEvent::Line(RawLine::TooLong {
+        head: head.into_bytes(),
+        tail: b"xx\"}}".to_vec(),
+    }))
+    .ok();
+    match call.next().await {
+        CallEvent::Done(Err(UpstreamError::InvalidResponse(why))) => {
+            assert!(why.starts_with("line_too_long"))
+        }
+        other => panic!("{other:?}"),
+    }
+}
