@@ -450,6 +450,36 @@ fn a_cancelled_initialize_gets_no_response_and_the_next_one_starts_the_upstream_
     );
 }
 
+/// The cancellation of `initialize` returns the connection to the state before it at once:
+/// an `initialize` right behind the cancellation is served, not refused as a second one.
+#[test]
+fn an_initialize_right_behind_the_cancellation_of_the_first_is_served() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let marker = dir.path().join("started");
+    let script = format!(
+        "if [ -e '{m}' ]; then exec '{f}'; else touch '{m}'; while read -r l; do :; done; fi",
+        m = marker.display(),
+        f = fixture()
+    );
+    let mut b = scripted(&[], &script);
+    b.send(&vscode_initialize(1));
+    while !marker.exists() {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    b.send(&json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"x"}}));
+    let r = b.exchange(&vscode_initialize(2));
+    assert_eq!(
+        r["result"]["serverInfo"]["name"], "bridge-fixture-server",
+        "{r}"
+    );
+    b.close_and_expect_exit_0();
+    assert!(
+        b.all_frames.iter().all(|f| f["id"] != 1),
+        "{:?}",
+        b.all_frames
+    );
+}
+
 #[test]
 fn no_form_answer_on_stderr_at_debug() {
     let secret = "Planted-Form-Answer-7c1e9f3a";

@@ -192,6 +192,7 @@ fn on_initialize(shared: &Arc<Shared>, id: Value, params: Option<Value>) {
                 *state = State::Initializing {
                     generation,
                     upstream: None,
+                    id: id.clone(),
                 };
                 (generation, init)
             }
@@ -224,6 +225,7 @@ fn on_notification(shared: &Arc<Shared>, method: &str, params: Option<&Value>) {
                 .filter(|id| valid_id(id))
             {
                 shared.inflight.cancel(id, REASON_CLIENT_CANCELED);
+                shared.initialize_cancelled(id);
             }
         }
         // R2: the listen stream starts here once the result was written.

@@ -184,11 +184,34 @@ impl Shared {
             State::Initializing {
                 generation: g,
                 upstream,
+                ..
             } if *g == generation => {
                 *upstream = Some(Arc::clone(client));
                 true
             }
             _ => false,
+        }
+    }
+
+    /// A cancelled `initialize`: back to the state before it at once, so that an `initialize`
+    /// right behind the cancellation is served (not refused as a second one), and its upstream
+    /// is stopped here. Its task then finds the state moved on and answers nothing.
+    pub(crate) fn initialize_cancelled(&self, id: &Value) {
+        let upstream = {
+            let mut state = self.state();
+            match &mut *state {
+                State::Initializing {
+                    id: init, upstream, ..
+                } if init == id => {
+                    let upstream = upstream.take();
+                    *state = State::AwaitingInit;
+                    upstream
+                }
+                _ => return,
+            }
+        };
+        if let Some(client) = upstream {
+            self.retire(client);
         }
     }
 

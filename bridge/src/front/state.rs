@@ -22,6 +22,8 @@ pub(crate) enum State {
     Initializing {
         generation: u64,
         upstream: Option<Arc<UpstreamClient>>,
+        /// The id of VS Code's `initialize`, so that its cancellation reverts the state at once.
+        id: serde_json::Value,
     },
     Ready {
         generation: u64,
