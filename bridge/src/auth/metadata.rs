@@ -10,6 +10,7 @@ use super::discovery::{
     authorization_server_metadata_urls, issuer_matches, resource_covers, resource_metadata_urls,
 };
 use super::failure::Failure;
+use crate::upstream::http::{BodyError, describe, read_body};
 
 /// A metadata document is read up to this size.
 const MAX_DOCUMENT: usize = 1 << 20;
@@ -162,22 +163,16 @@ async fn fetch_json(http: &reqwest::Client, url: &Url) -> Result<Option<Value>, 
         .header(reqwest::header::ACCEPT, "application/json")
         .send()
         .await
-        .map_err(|e| Failure::Transport(crate::upstream::http::describe(&e)))?;
+        .map_err(|e| Failure::Transport(describe(&e)))?;
     if !response.status().is_success() {
         return Ok(None);
     }
-    let mut response = response;
-    let mut body = Vec::new();
-    while let Some(chunk) = response
-        .chunk()
+    let body = read_body(response, MAX_DOCUMENT)
         .await
-        .map_err(|e| Failure::Transport(crate::upstream::http::describe(&e)))?
-    {
-        if body.len() + chunk.len() > MAX_DOCUMENT {
-            return Err(Failure::Discovery("a metadata document is too long".into()));
-        }
-        body.extend_from_slice(&chunk);
-    }
+        .map_err(|e| match e {
+            BodyError::TooLong => Failure::Discovery("a metadata document is too long".into()),
+            BodyError::Broken(why) => Failure::Transport(why),
+        })?;
     Ok(serde_json::from_slice(&body).ok())
 }
 

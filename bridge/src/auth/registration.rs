@@ -13,7 +13,7 @@ use url::Url;
 use super::failure::{Failure, sanitize};
 use super::identity::CLIENT_NAME;
 use super::metadata::Server;
-use crate::upstream::http::describe;
+use crate::upstream::http::{BodyError, describe, read_body};
 
 /// A registration answer is read up to this size.
 const MAX_ANSWER: usize = 64 << 10;
@@ -143,21 +143,11 @@ fn parse_registration(answer: &Value) -> Result<Registration, Failure> {
     })
 }
 
-async fn read_bounded(mut response: reqwest::Response) -> Result<Vec<u8>, Failure> {
-    let mut body = Vec::new();
-    while let Some(chunk) = response
-        .chunk()
-        .await
-        .map_err(|e| Failure::Transport(describe(&e)))?
-    {
-        if body.len() + chunk.len() > MAX_ANSWER {
-            return Err(Failure::RegistrationRefused(
-                "the answer is too long".into(),
-            ));
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(body)
+async fn read_bounded(response: reqwest::Response) -> Result<Vec<u8>, Failure> {
+    read_body(response, MAX_ANSWER).await.map_err(|e| match e {
+        BodyError::TooLong => Failure::RegistrationRefused("the answer is too long".into()),
+        BodyError::Broken(why) => Failure::Transport(why),
+    })
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use url::Url;
 use super::failure::{Failure, sanitize};
 use super::metadata::Server;
 use super::registration::{Registration, TokenAuth};
-use crate::upstream::http::describe;
+use crate::upstream::http::{BodyError, describe, read_body};
 
 /// A token answer is read up to this size.
 const MAX_ANSWER: usize = 64 << 10;
@@ -183,7 +183,7 @@ pub struct HttpError(String);
 async fn send(http: &reqwest::Client, request: HttpRequest) -> Result<HttpResponse, HttpError> {
     let (parts, body) = request.into_parts();
     let url = Url::parse(&parts.uri.to_string()).map_err(|e| HttpError(e.to_string()))?;
-    let mut response = http
+    let response = http
         .request(parts.method, url)
         .headers(parts.headers)
         .body(body)
@@ -194,17 +194,10 @@ async fn send(http: &reqwest::Client, request: HttpRequest) -> Result<HttpRespon
     if let Some(headers) = builder.headers_mut() {
         headers.extend(response.headers().clone());
     }
-    let mut bytes = Vec::new();
-    while let Some(chunk) = response
-        .chunk()
-        .await
-        .map_err(|e| HttpError(describe(&e)))?
-    {
-        if bytes.len() + chunk.len() > MAX_ANSWER {
-            return Err(HttpError("the answer is too long".into()));
-        }
-        bytes.extend_from_slice(&chunk);
-    }
+    let bytes = read_body(response, MAX_ANSWER).await.map_err(|e| match e {
+        BodyError::TooLong => HttpError("the answer is too long".into()),
+        BodyError::Broken(why) => HttpError(why),
+    })?;
     builder.body(bytes).map_err(|e| HttpError(e.to_string()))
 }
 

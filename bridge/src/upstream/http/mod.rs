@@ -10,6 +10,7 @@
 //! list change and a result is the order of their arrival (the contract's quirk on list
 //! changes gives no order for a URL).
 
+pub mod body;
 mod client;
 pub mod headers;
 pub mod params;
@@ -22,6 +23,7 @@ use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 use tokio::task::AbortHandle;
 
+pub use self::body::{BodyError, read_body};
 pub use self::client::{
     CaError, HttpOptions, build_client, describe, install_crypto_provider, load_ca_file,
 };

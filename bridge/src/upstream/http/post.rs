@@ -13,6 +13,7 @@ use reqwest::header::{CONTENT_TYPE, HeaderName, HeaderValue};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use super::body::{BodyError, read_body};
 use super::client::{HttpOptions, describe};
 use super::headers::ACCEPT;
 use crate::log::{self, Level};
@@ -192,20 +193,9 @@ fn too_long(max: usize) -> UpstreamError {
 }
 
 /// The body, at most `max` bytes.
-async fn read_bounded(
-    mut response: reqwest::Response,
-    max: usize,
-) -> Result<Vec<u8>, UpstreamError> {
-    let mut body = Vec::new();
-    while let Some(chunk) = response
-        .chunk()
-        .await
-        .map_err(|e| UpstreamError::TransportFailed(describe(&e)))?
-    {
-        if body.len() + chunk.len() > max {
-            return Err(too_long(max));
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(body)
+async fn read_bounded(response: reqwest::Response, max: usize) -> Result<Vec<u8>, UpstreamError> {
+    read_body(response, max).await.map_err(|e| match e {
+        BodyError::TooLong => too_long(max),
+        BodyError::Broken(why) => UpstreamError::TransportFailed(why),
+    })
 }
