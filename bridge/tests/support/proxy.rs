@@ -497,12 +497,11 @@ mod tests {
 
     #[tokio::test]
     async fn a_port_without_a_listener_is_a_502() {
-        let closed = {
-            let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-                .await
-                .expect("bind");
-            listener.local_addr().expect("address").port()
-        };
+        // A socket that is bound but does not listen: connections to its port are refused,
+        // and no other test can take the port while it is held (a closed port could be).
+        let held = tokio::net::TcpSocket::new_v4().expect("socket");
+        held.bind((Ipv4Addr::LOCALHOST, 0).into()).expect("bind");
+        let closed = held.local_addr().expect("address").port();
         let proxy = Proxy::start();
         let (status, _) = connect(&proxy, &format!("{FIXTURE_HOST}:{closed}"), "").await;
         assert_eq!(status, "HTTP/1.1 502 Bad Gateway");
