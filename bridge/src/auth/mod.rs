@@ -15,4 +15,5 @@ pub mod identity;
 pub mod metadata;
 pub mod receiver;
 pub mod registration;
+pub mod store;
 pub mod tokens;

@@ -1,0 +1,104 @@
+//! Where the tokens of a sign-in are kept (the contract's "Token storage"): one [`Record`] per
+//! server URL, account and redirect URI, under the key of [`super::identity::storage_key`].
+//!
+//! The sign-in reaches a store only through [`TokenStore`], so that the keychain, the
+//! encrypted files and memory slot in behind one seam. The calls are blocking (a keychain
+//! answers over D-Bus or a system API); the sign-in runs them off the runtime's thread.
+
+mod memory;
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+pub use self::memory::MemoryStore;
+use crate::cli::sign_in::TokenStore as StoreChoice;
+
+/// One stored sign-in: the client of the bridge at the authorization server and its tokens.
+/// A client secret of `MCP_BRIDGE_CLIENT_SECRET` is never part of it.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Record {
+    /// The issuer of the authorization server that gave the tokens.
+    pub issuer: String,
+    /// The resource of the protected resource metadata (RFC 8707).
+    pub resource: String,
+    pub client_id: String,
+    /// The secret that a dynamic registration gave the client, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub registered_secret: Option<String>,
+    pub access_token: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh_token: Option<String>,
+    /// Seconds since the Unix epoch when the access token expires, if the server said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<u64>,
+    #[serde(default)]
+    pub scopes: Vec<String>,
+}
+
+impl Record {
+    /// The expiry as a time.
+    pub fn expiry(&self) -> Option<SystemTime> {
+        self.expires_at.map(|s| UNIX_EPOCH + Duration::from_secs(s))
+    }
+
+    /// The expiry as seconds since the epoch.
+    pub fn seconds(at: SystemTime) -> u64 {
+        at.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+    }
+}
+
+/// `Debug` never shows a token or a secret.
+impl std::fmt::Debug for Record {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Record")
+            .field("issuer", &self.issuer)
+            .field("resource", &self.resource)
+            .field("client_id", &self.client_id)
+            .field("expires_at", &self.expires_at)
+            .field("scopes", &self.scopes)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a store failed; the text names no token and no secret.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct StoreError(pub String);
+
+/// A place for stored sign-ins.
+pub trait TokenStore: Send + Sync {
+    /// The record under `key`; `Ok(None)` when there is none (also for a record that does not
+    /// decrypt or parse: that is reported and treated as absent).
+    fn load(&self, key: &str) -> Result<Option<Record>, StoreError>;
+    /// Saves (or replaces) the record under `key`.
+    fn save(&self, key: &str, record: &Record) -> Result<(), StoreError>;
+    /// Deletes the record under `key`; true when there was one.
+    fn delete(&self, key: &str) -> Result<bool, StoreError>;
+}
+
+/// The store that the options name, and the start-up line that names it.
+pub struct Opened {
+    pub store: Arc<dyn TokenStore>,
+    /// The info line of the start (the contract's store line).
+    pub line: String,
+}
+
+/// Opens the store of `--token-store`. An explicit store that does not open is an error
+/// (exit 2, `the token store did not open: <cause>`).
+pub fn open(choice: StoreChoice) -> Result<Opened, StoreError> {
+    match choice {
+        // The keychain and the file store come with the token stores; until then, `auto`
+        // keeps the tokens in memory and says so.
+        StoreChoice::Auto | StoreChoice::Memory => Ok(Opened {
+            store: Arc::new(MemoryStore::default()),
+            line:
+                "the tokens stay in memory (--token-store memory): each start needs a new sign-in"
+                    .into(),
+        }),
+        StoreChoice::Keychain | StoreChoice::File => {
+            Err(StoreError("this store is not built yet".into()))
+        }
+    }
+}
