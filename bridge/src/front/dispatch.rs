@@ -16,12 +16,43 @@ use crate::listen::filter::SUBSCRIPTION_ID_KEY;
 use crate::listen::replay::subscription_uri;
 use crate::log::{self, Level};
 use crate::translate::errors::{Cause, error_object};
-use crate::translate::forward::{MethodClass, classify, has_modern_meta};
+use crate::translate::forward::{ForwardKind, MethodClass, classify, has_modern_meta};
 use crate::translate::initialize::parse_initialize;
 use crate::translate::level;
 use crate::upstream::Ended;
-use crate::upstream::client::ClientEvent;
-use crate::wire::parse::{Message, Parsed, valid_id};
+use crate::upstream::client::{ClientEvent, UpstreamClient};
+use crate::wire::fast::{Fast, parse_fast};
+use crate::wire::lazy::LazyObject;
+use crate::wire::parse::{self, Message, Parsed, valid_id};
+
+/// One line of VS Code. A forwarded request in the ready state takes the pass-through parse
+/// (issue 15): its params keep their members as received. Every other line is parsed whole
+/// and goes to [`on_parsed`], as does a line that the pass-through does not take.
+pub(super) fn on_line(shared: &Arc<Shared>, line: Vec<u8>) {
+    match parse_fast(line) {
+        Ok(Fast::Request { id, method, params }) => {
+            if let MethodClass::Forward(kind) = classify(&method)
+                && let Some(upstream) = ready_upstream(shared)
+            {
+                return forward(shared, id, &method, kind, params, upstream);
+            }
+            let params = params.map(|p| Value::Object(p.into_map()));
+            on_request(shared, id, method, params)
+        }
+        Ok(Fast::Response { id, result }) => {
+            let body = Ok(Value::Object(result.into_map()));
+            on_parsed(shared, Parsed::Message(Message::Response { id, body }))
+        }
+        Err(line) => on_parsed(shared, parse::parse_line(&line)),
+    }
+}
+
+fn ready_upstream(shared: &Shared) -> Option<Arc<UpstreamClient>> {
+    match &*shared.state() {
+        State::Ready { upstream, .. } => Some(Arc::clone(upstream)),
+        _ => None,
+    }
+}
 
 pub(super) fn on_parsed(shared: &Arc<Shared>, parsed: Parsed) {
     match parsed {
@@ -108,7 +139,24 @@ fn on_request(shared: &Arc<Shared>, id: Value, method: String, params: Option<Va
         }
         _ => return shared.reply(id, Err(error_object(Cause::MethodNotFound, None))),
     };
-    let Some(slot) = admit(shared, &id, &method) else {
+    // R3: params that are not an object are forwarded as `{}`.
+    let params = match params {
+        Some(Value::Object(map)) => Some(LazyObject::from(map)),
+        _ => None,
+    };
+    forward(shared, id, &method, kind, params, upstream);
+}
+
+/// O8, O9: a request task for a forwarded request in the ready state.
+fn forward(
+    shared: &Arc<Shared>,
+    id: Value,
+    method: &str,
+    kind: ForwardKind,
+    params: Option<LazyObject>,
+    upstream: Arc<UpstreamClient>,
+) {
+    let Some(slot) = admit(shared, &id, method) else {
         return;
     };
     // The debug lines of the task carry the id of its request.

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tokio::time::Instant;
 
 use super::Shared;
@@ -14,26 +14,29 @@ use super::inflight::{REASON_TIMEOUT, Slot};
 use crate::log::{self, Level};
 use crate::upstream::UpstreamError;
 use crate::upstream::client::{CallEvent, RequestOptions, UpstreamClient};
+use crate::wire::lazy::{Body, LazyObject};
 
 /// The first "still waiting" line comes after 10 s, then one every 30 s.
 pub const FIRST_NOTE: Duration = Duration::from_secs(10);
 pub const NOTE_EVERY: Duration = Duration::from_secs(30);
 
-/// How one upstream exchange ended.
+/// How one upstream exchange ended: with the result as a value, or (`Exchange<Body>`, the
+/// forwarded requests) with its members parsed on demand.
 #[derive(Debug)]
-pub enum Exchange {
+pub enum Exchange<T = Value> {
     /// VS Code canceled the request, or stdin ended: no response.
     Cancelled,
     /// No response in the time limit; the upstream request was canceled.
     TimedOut,
-    Done(Result<Value, UpstreamError>),
+    Done(Result<T, UpstreamError>),
 }
 
 /// One upstream request of a client request.
 pub(crate) struct Upstream<'a> {
     pub client: &'a Arc<UpstreamClient>,
     pub method: &'a str,
-    pub params: Map<String, Value>,
+    /// The params; members received raw go upstream as received.
+    pub params: LazyObject,
     pub opts: &'a RequestOptions,
     /// VS Code's progress token (O4): the upstream's progress reaches VS Code with it.
     pub progress_token: Option<&'a Value>,
@@ -42,9 +45,22 @@ pub(crate) struct Upstream<'a> {
     pub round: u32,
 }
 
+/// [`exchange_body`] with the result as a value.
+pub(crate) async fn exchange(shared: &Shared, slot: &Slot, request: Upstream<'_>) -> Exchange {
+    match exchange_body(shared, slot, request).await {
+        Exchange::Cancelled => Exchange::Cancelled,
+        Exchange::TimedOut => Exchange::TimedOut,
+        Exchange::Done(result) => Exchange::Done(result.map(Body::into_value)),
+    }
+}
+
 /// Sends one upstream request of the client request of `slot`, forwards its progress while
 /// the request is live, and waits at most its time limit.
-pub(crate) async fn exchange(shared: &Shared, slot: &Slot, request: Upstream<'_>) -> Exchange {
+pub(crate) async fn exchange_body(
+    shared: &Shared,
+    slot: &Slot,
+    request: Upstream<'_>,
+) -> Exchange<Body> {
     let Upstream {
         client: upstream,
         method,

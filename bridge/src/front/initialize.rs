@@ -73,7 +73,7 @@ pub(crate) async fn run_initialize(
     let discover = |round| Upstream {
         client: &client,
         method: "server/discover",
-        params: Map::new(),
+        params: Map::new().into(),
         opts: &opts,
         progress_token: None,
         timeout,

@@ -99,7 +99,7 @@ where
     let outcome = loop {
         tokio::select! {
             line = lines.recv() => match line {
-                Some(RawLine::Line(bytes)) => dispatch::on_parsed(&shared, parse::parse_line(&bytes)),
+                Some(RawLine::Line(bytes)) => dispatch::on_line(&shared, bytes),
                 Some(RawLine::TooLong { head, tail }) => {
                     dispatch::on_parsed(&shared, parse::too_long(&head, &tail, shared.opts.max_line_bytes));
                 }

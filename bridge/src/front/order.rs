@@ -27,7 +27,8 @@ use super::request::progress_frame;
 use super::state::Shared;
 use crate::input::complete::elicitation_complete;
 use crate::translate::errors::error_frame;
-use crate::wire::frames::result_frame;
+use crate::wire::frames::{result_frame, result_line};
+use crate::wire::lazy::Body;
 
 fn response_frame(id: Value, response: Result<Value, Value>) -> Value {
     match response {
@@ -42,6 +43,19 @@ impl Shared {
     pub(crate) fn respond(&self, slot: &Slot, response: Result<Value, Value>) {
         if self.inflight.finish(slot) {
             self.outbox.send(&response_frame(slot.id.clone(), response));
+        }
+    }
+
+    /// Guarantee 1 for a result that may pass through as received (issue 15).
+    pub(crate) fn respond_body(&self, slot: &Slot, response: Result<Body, Value>) {
+        match response {
+            Ok(Body::Value(result)) => self.respond(slot, Ok(result)),
+            Ok(body) => {
+                if self.inflight.finish(slot) {
+                    self.outbox.send_frame(result_line(&slot.id, &body));
+                }
+            }
+            Err(error) => self.respond(slot, Err(error)),
         }
     }
 

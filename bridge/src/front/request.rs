@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use super::Shared;
-use super::exchange::{Exchange, Upstream, exchange};
+use super::exchange::{Exchange, Upstream, exchange_body};
 use super::inflight::Slot;
 use super::rounds::{Next, Rounds};
 use crate::input::parse::is_input_required;
@@ -19,12 +19,13 @@ use crate::input::state::{RefusedState, is_refused_state, refused_state_response
 use crate::input::texts;
 use crate::log::{self, Level};
 use crate::translate::errors::{self, Cause, error_object, format_limit};
-use crate::translate::forward::{ForwardKind, forward_params};
+use crate::translate::forward::{ForwardKind, forward_object};
 use crate::translate::icons::keep_data_icons;
 use crate::translate::schema::FixKind;
-use crate::translate::shape::{ResultKind, result_kind, shape_result};
+use crate::translate::shape::{ResultKind, kind_of, result_kind, shape_object, shape_result};
 use crate::upstream::UpstreamError;
 use crate::upstream::client::{RequestOptions, UpstreamClient};
+use crate::wire::lazy::{Body, LazyObject};
 
 /// The error object of a failed upstream request of a forwarded request.
 pub fn error_of(error: UpstreamError) -> Value {
@@ -51,10 +52,10 @@ pub(crate) async fn run_forward(
     shared: Arc<Shared>,
     slot: Slot,
     kind: ForwardKind,
-    params: Option<Value>,
+    params: Option<LazyObject>,
     upstream: Arc<UpstreamClient>,
 ) {
-    let fwd = forward_params(params);
+    let fwd = forward_object(params.unwrap_or_default());
     let opts = RequestOptions {
         log_level: shared.log_level(),
         progress: fwd.progress_token.is_some(),
@@ -63,32 +64,49 @@ pub(crate) async fn run_forward(
     };
     let method = slot.method.clone();
     let mut rounds = Rounds::new(upstream.capabilities());
-    // The params of a retry (R8); the first round sends a copy of VS Code's params, which
-    // the rounds keep for their retries.
+    // The params of a retry (R8); the first round sends VS Code's params (a copy of the
+    // list of members: raw members share the bytes of the line), which the rounds keep for
+    // their retries.
     let mut retry: Option<Map<String, Value>> = None;
+    let remote = shared.opts.upstream.is_remote();
     let mut round = 0u32;
     let response = loop {
         let timeout = kind.timeout_for_round(round);
         let request = Upstream {
             client: &upstream,
             method: &method,
-            params: retry.take().unwrap_or_else(|| fwd.params.clone()),
+            params: retry
+                .take()
+                .map_or_else(|| fwd.params.clone(), LazyObject::from),
             opts: &opts,
             progress_token: fwd.progress_token.as_ref(),
             timeout,
             round: round + 1,
         };
-        let outcome = exchange(&shared, &slot, request).await;
-        let raw = match outcome {
+        let outcome = exchange_body(&shared, &slot, request).await;
+        let body = match outcome {
             Exchange::Cancelled => break None,
             Exchange::TimedOut => break Some(Err(timed_out(&slot, timeout))),
             Exchange::Done(Err(UpstreamError::Rpc(e)))
                 if is_refused_state(rounds.carried_state, &e) =>
             {
-                break Some(refused_state(&slot, &e, rounds.input_wait));
+                break Some(refused_state(&slot, &e, rounds.input_wait).map(Body::Value));
             }
             Exchange::Done(Err(e)) => break Some(Err(error_of(e))),
-            Exchange::Done(Ok(raw)) => raw,
+            Exchange::Done(Ok(body)) => body,
+        };
+        let raw = match body {
+            // The pass-through (issue 15): a complete result whose members no rule walks
+            // whole goes out with its members as received. A complete result asks for no
+            // URL, so the rounds see it as `null`.
+            Body::Object(object) if !remote => match pass_through(&method, object) {
+                Ok(shaped) => {
+                    rounds.observe(&shared, &Value::Null);
+                    break Some(Ok(Body::Object(shaped)));
+                }
+                Err(object) => Value::Object(object.into_map()),
+            },
+            other => other.into_value(),
         };
         rounds.observe(&shared, &raw);
         if !is_input_required(&raw) {
@@ -102,19 +120,29 @@ pub(crate) async fn run_forward(
             {
                 keep_data_icons(&method, result);
             }
-            break Some(response);
+            break Some(response.map(Body::Value));
         }
-        match rounds.round(&shared, &slot, &fwd.params, &raw).await {
+        let original = fwd.params.to_map();
+        match rounds.round(&shared, &slot, &original, &raw).await {
             Next::Retry(params) => retry = Some(params),
-            Next::Respond(r) => break Some(r),
+            Next::Respond(r) => break Some(r.map(Body::Value)),
             Next::Cancelled => break None,
         }
         round += 1;
     };
     rounds.finish(&shared);
     if let Some(response) = response {
-        shared.respond(&slot, response);
+        shared.respond_body(&slot, response);
     }
+}
+
+/// A complete result shaped without a full parse; anything else (input rounds, a kind that is
+/// not known, a rule that walks the whole result) comes back for the full path.
+fn pass_through(method: &str, object: LazyObject) -> Result<LazyObject, LazyObject> {
+    if kind_of(object.get_value("resultType").as_deref()) != ResultKind::Complete {
+        return Err(object);
+    }
+    shape_object(method, object)
 }
 
 /// No upstream response in the time limit of the round.

@@ -4,6 +4,8 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+use crate::wire::lazy::{LazyObject, Member};
+
 /// The `_meta` key that marks a client of revision 2026-07-28 (C1).
 pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 
@@ -92,10 +94,11 @@ pub fn has_modern_meta(params: Option<&Value>) -> bool {
 }
 
 /// The parts of a forwarded request.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Forwarded {
-    /// The params without `_meta` and `task`; every other member is kept unchanged.
-    pub params: Map<String, Value>,
+    /// The params without `_meta` and `task`; every other member is kept unchanged (as the
+    /// bytes received, where the line took the pass-through parse).
+    pub params: LazyObject,
     /// R3, C3, O4: VS Code's progress token (a UUID string, the integer 0, …); it stays with
     /// the bridge and is never sent upstream.
     pub progress_token: Option<Value>,
@@ -107,12 +110,17 @@ pub struct Forwarded {
 /// object become `{}`; `task` goes away because the bridge declares no tasks. The params are
 /// taken by value, so that a large argument is never copied here.
 pub fn forward_params(params: Option<Value>) -> Forwarded {
-    let mut out = match params {
-        Some(Value::Object(map)) => map,
-        _ => Map::new(),
-    };
+    forward_object(match params {
+        Some(Value::Object(map)) => LazyObject::from(map),
+        _ => LazyObject::new(),
+    })
+}
+
+/// R3, C3: [`forward_params`] of params whose members are parsed on demand: only `_meta` is
+/// read; `task` and `_meta` go away as `Map::remove` takes them.
+pub fn forward_object(mut out: LazyObject) -> Forwarded {
     out.remove("task");
-    let meta = out.remove("_meta");
+    let meta = out.remove("_meta").map(Member::into_value);
     let meta = meta.as_ref().and_then(Value::as_object);
     let progress_token = meta
         .and_then(|m| m.get("progressToken"))
@@ -300,7 +308,7 @@ mod tests {
               "vscode.mcp/x":1}});
         let f = forward_params(Some(params));
         assert_eq!(
-            f.params,
+            f.params.into_map(),
             json!({"name":"add","arguments":{"a":2,"_meta":{"kept":1}}})
                 .as_object()
                 .cloned()
@@ -343,7 +351,7 @@ mod tests {
             assert!(f.params.is_empty() && f.meta.is_empty() && f.progress_token.is_none());
         }
         let f = forward_params(Some(json!({"cursor":"c2"})));
-        assert_eq!(Value::Object(f.params), json!({"cursor":"c2"}));
+        assert_eq!(Value::Object(f.params.into_map()), json!({"cursor":"c2"}));
     }
 
     #[test]

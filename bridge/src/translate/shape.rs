@@ -4,6 +4,7 @@ use serde_json::{Map, Value};
 
 use super::initialize::SERVER_INFO_KEY;
 use super::schema::{self, Fix};
+use crate::wire::lazy::{LazyObject, Member};
 
 /// How the upstream server marks the kind of a result (2026-07-28).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -18,7 +19,12 @@ pub enum ResultKind {
 
 /// Reads `resultType`.
 pub fn result_kind(result: &Value) -> ResultKind {
-    match result.get("resultType") {
+    kind_of(result.get("resultType"))
+}
+
+/// The kind of a result from its `resultType` member.
+pub fn kind_of(result_type: Option<&Value>) -> ResultKind {
+    match result_type {
         None => ResultKind::Complete,
         Some(Value::String(s)) if s == "complete" => ResultKind::Complete,
         Some(Value::String(s)) if s == "input_required" => ResultKind::InputRequired,
@@ -62,6 +68,45 @@ pub fn shape_result(method: &str, result: Value) -> Option<(Value, Vec<ToolFix>)
         _ => {}
     }
     Some((Value::Object(map), fixes))
+}
+
+/// R1, R4, R5 of [`shape_result`] on a result whose members are parsed on demand (issue 15):
+/// only the members that the rules name are read, and the rest go out as received. A result
+/// that a rule must walk whole (R6 of `tools/list`, O11 with `structuredContent`) comes back
+/// unchanged as `Err`, for [`shape_result`]. The steps and their order are those of
+/// [`shape_result`], so that the members come out in the same order.
+pub fn shape_object(method: &str, mut map: LazyObject) -> Result<LazyObject, LazyObject> {
+    if method == "tools/list"
+        || (method == "tools/call" && map.get("structuredContent").is_some_and(|s| !s.is_null()))
+    {
+        return Err(map);
+    }
+    map.remove("resultType");
+    map.remove("ttlMs");
+    map.remove("cacheScope");
+    strip_server_info_lazy(&mut map);
+    if is_list(method) && map.get("nextCursor").is_some_and(|c| !c.is_string()) {
+        map.remove("nextCursor");
+    }
+    if method == "tools/call" && !map.get("content").is_some_and(Member::is_array) {
+        map.insert("content", Member::Value(Value::Array(Vec::new())));
+    }
+    Ok(map)
+}
+
+fn strip_server_info_lazy(map: &mut LazyObject) {
+    let Some(Value::Object(mut meta)) = map.get_value("_meta").map(std::borrow::Cow::into_owned)
+    else {
+        return;
+    };
+    if meta.remove(SERVER_INFO_KEY).is_none() {
+        return;
+    }
+    if meta.is_empty() {
+        map.remove("_meta");
+    } else {
+        map.insert("_meta", Member::Value(Value::Object(meta)));
+    }
 }
 
 fn strip_server_info(map: &mut Map<String, Value>) {

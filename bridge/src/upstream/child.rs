@@ -96,6 +96,10 @@ impl Transport for ChildTransport {
         self.link.send(frame)
     }
 
+    fn send_request_frame(&self, frame: &super::envelope::RequestFrame) -> bool {
+        self.link.send_frame(frame.line())
+    }
+
     fn cancel(&self, _id: i64, frame: &Value) {
         self.link.send(frame);
     }

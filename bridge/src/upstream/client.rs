@@ -12,6 +12,8 @@ use super::envelope::{self, Envelope};
 use super::{Ended, Transport, TransportEvent, UpstreamError};
 use crate::log::{self, Level, Scope};
 use crate::translate::level::LogLevel;
+use crate::wire::fast::{Fast, parse_fast};
+use crate::wire::lazy::{Body, LazyObject};
 use crate::wire::parse::{self, Message, Parsed};
 use crate::wire::reader::RawLine;
 
@@ -35,7 +37,7 @@ pub type NotificationSink = Arc<dyn Fn(String, Option<Value>) + Send + Sync>;
 
 struct Pending {
     progress: Option<mpsc::Sender<Value>>,
-    done: oneshot::Sender<Result<Value, UpstreamError>>,
+    done: oneshot::Sender<Result<Body, UpstreamError>>,
     /// A listen stream: a `notifications/cancelled` of the upstream server for it ends it.
     stream: bool,
 }
@@ -69,8 +71,8 @@ pub struct UpstreamClient {
 pub enum CallEvent {
     /// The params of a `notifications/progress` of this request.
     Progress(Value),
-    /// The response: the result, or why there is none.
-    Done(Result<Value, UpstreamError>),
+    /// The response: the result (its members parsed on demand), or why there is none.
+    Done(Result<Body, UpstreamError>),
 }
 
 /// One request in flight upstream. Dropping it before its response cancels it upstream.
@@ -78,7 +80,7 @@ pub struct Call {
     id: i64,
     client: Arc<UpstreamClient>,
     progress: Option<mpsc::Receiver<Value>>,
-    done: oneshot::Receiver<Result<Value, UpstreamError>>,
+    done: oneshot::Receiver<Result<Body, UpstreamError>>,
     finished: bool,
 }
 
@@ -133,11 +135,12 @@ impl UpstreamClient {
     }
 
     /// Sends one request. The call is registered before the frame goes out, so that no
-    /// response can come before its entry.
+    /// response can come before its entry. Members of `params` that were received raw go
+    /// out as received (issue 15).
     pub fn request(
         self: &Arc<Self>,
         method: &str,
-        params: Map<String, Value>,
+        params: impl Into<LazyObject>,
         opts: &RequestOptions,
     ) -> Result<Call, UpstreamError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
@@ -148,10 +151,10 @@ impl UpstreamClient {
         } else {
             (None, None)
         };
-        let meta = self
-            .envelope
-            .meta(opts.log_level, opts.progress.then_some(id), &opts.meta);
-        let frame = envelope::request_frame(id, method, params, meta);
+        let meta =
+            self.envelope
+                .meta_bytes(opts.log_level, opts.progress.then_some(id), &opts.meta);
+        let frame = envelope::RequestFrame::new(id, method, params.into(), meta);
         {
             let mut pending = lock(&self.pending);
             if self.is_closed() {
@@ -166,7 +169,7 @@ impl UpstreamClient {
                 },
             );
         }
-        if !self.transport.send_request(id, method, &frame) {
+        if !self.transport.send_request_frame(&frame) {
             lock(&self.pending).remove(&id);
             return Err(UpstreamError::Closed);
         }
@@ -199,7 +202,7 @@ impl UpstreamClient {
         }
     }
 
-    fn complete(&self, id: &Value, body: Result<Value, UpstreamError>) -> bool {
+    fn complete(&self, id: &Value, body: Result<Body, UpstreamError>) -> bool {
         let Some(id) = id.as_i64() else {
             return false;
         };
@@ -264,9 +267,16 @@ async fn route(
 ) {
     while let Some(event) = events.recv().await {
         match event {
-            TransportEvent::Line(RawLine::Line(line)) => {
-                handle(&client, parse::parse_line(&line), &sink)
-            }
+            TransportEvent::Line(RawLine::Line(line)) => match parse_fast(line) {
+                // The common case: a result whose members stay as received (issue 15).
+                Ok(Fast::Response { id, result }) => {
+                    if !client.complete(&id, Ok(Body::Object(result))) {
+                        log::bridge(Level::Debug, NO_REQUEST);
+                    }
+                }
+                Ok(Fast::Request { method, .. }) => dropped_request(&method),
+                Err(line) => handle(&client, parse::parse_line(&line), &sink),
+            },
             TransportEvent::Line(RawLine::TooLong { head, tail }) => handle(
                 &client,
                 parse::too_long(&head, &tail, client.max_line_bytes),
@@ -288,15 +298,23 @@ async fn route(
     client.close_all();
 }
 
+const NO_REQUEST: &str = "dropped a response of the upstream server to no request in flight";
+
+fn dropped_request(method: &str) {
+    log::bridge(
+        Level::Debug,
+        &format!(
+            "dropped the request {method} of the upstream server: a server of revision 2026-07-28 sends no requests"
+        ),
+    );
+}
+
 fn handle(client: &UpstreamClient, parsed: Parsed, sink: &NotificationSink) {
     match parsed {
         Parsed::Message(Message::Response { id, body }) => {
-            let body = body.map_err(UpstreamError::Rpc);
+            let body = body.map(Body::Value).map_err(UpstreamError::Rpc);
             if !client.complete(&id, body) {
-                log::bridge(
-                    Level::Debug,
-                    "dropped a response of the upstream server to no request in flight",
-                );
+                log::bridge(Level::Debug, NO_REQUEST);
             }
         }
         Parsed::Message(Message::Notification { method, params }) => match method.as_str() {
@@ -312,12 +330,7 @@ fn handle(client: &UpstreamClient, parsed: Parsed, sink: &NotificationSink) {
             }
             _ => sink(method, params),
         },
-        Parsed::Message(Message::Request { method, .. }) => log::bridge(
-            Level::Debug,
-            &format!(
-                "dropped the request {method} of the upstream server: a server of revision 2026-07-28 sends no requests"
-            ),
-        ),
+        Parsed::Message(Message::Request { method, .. }) => dropped_request(&method),
         Parsed::Invalid { id, cause, detail } => {
             let why = detail.map_or_else(
                 || cause.name().to_owned(),
@@ -379,8 +392,8 @@ impl Call {
 
 /// A receiver that already holds a value (to put a response back behind queued progress).
 fn resolved(
-    value: Result<Result<Value, UpstreamError>, oneshot::error::RecvError>,
-) -> oneshot::Receiver<Result<Value, UpstreamError>> {
+    value: Result<Result<Body, UpstreamError>, oneshot::error::RecvError>,
+) -> oneshot::Receiver<Result<Body, UpstreamError>> {
     let (tx, rx) = oneshot::channel();
     let _ = tx.send(value.unwrap_or(Err(UpstreamError::Closed)));
     rx

@@ -86,7 +86,7 @@ async fn o4_progress_is_routed_by_request_and_comes_before_the_response() {
         }
     }
     match call.next().await {
-        CallEvent::Done(Ok(r)) => assert_eq!(r, json!({"content":[]})),
+        CallEvent::Done(Ok(r)) => assert_eq!(r.into_value(), json!({"content":[]})),
         other => panic!("{other:?}"),
     }
 }

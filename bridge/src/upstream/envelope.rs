@@ -1,8 +1,12 @@
 //! R1, R3: the `_meta` envelope of 2026-07-28 on every upstream request (pure).
 
+use bytes::Bytes;
+use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::translate::level::{self, LogLevel};
+use crate::wire::lazy::{LazyObject, Member};
+use crate::wire::out::{Frame, FrameBuf};
 
 /// The revision that the bridge speaks upstream.
 pub const PROTOCOL_VERSION: &str = "2026-07-28";
@@ -46,6 +50,101 @@ impl Envelope {
             meta.insert("progressToken".into(), Value::from(token));
         }
         Value::Object(meta)
+    }
+
+    /// The same `_meta` as [`Envelope::meta`], written straight as JSON text: no map is built
+    /// for each request (issue 15).
+    pub fn meta_bytes(
+        &self,
+        log_level: Option<LogLevel>,
+        progress_token: Option<i64>,
+        passthrough: &Map<String, Value>,
+    ) -> Vec<u8> {
+        let level = log_level.map(level::log_level_meta);
+        let own = |k: &str| {
+            k == KEY_PROTOCOL_VERSION
+                || k == KEY_CLIENT_INFO
+                || k == KEY_CLIENT_CAPABILITIES
+                || (level.is_some() && k == KEY_LOG_LEVEL)
+                || (progress_token.is_some() && k == "progressToken")
+        };
+        if passthrough.keys().any(|k| own(k)) {
+            // A key of the client that the envelope replaces keeps its place: the map does it.
+            let meta = self.meta(log_level, progress_token, passthrough);
+            return serde_json::to_vec(&meta).unwrap_or_else(|_| b"{}".to_vec());
+        }
+        let mut out = Vec::with_capacity(256);
+        out.push(b'{');
+        for (k, v) in passthrough {
+            member(&mut out, k, v);
+        }
+        member(&mut out, KEY_PROTOCOL_VERSION, PROTOCOL_VERSION);
+        member(&mut out, KEY_CLIENT_INFO, &self.client_info);
+        member(&mut out, KEY_CLIENT_CAPABILITIES, &self.capabilities);
+        if let Some((key, value)) = &level {
+            member(&mut out, key, value);
+        }
+        if let Some(token) = progress_token {
+            member(&mut out, "progressToken", &token);
+        }
+        out.push(b'}');
+        out
+    }
+}
+
+/// One `"key":value` of an object that `out` has opened.
+fn member<T: Serialize + ?Sized>(out: &mut Vec<u8>, key: &str, value: &T) {
+    if out.len() > 1 {
+        out.push(b',');
+    }
+    // Into a Vec, a string or a Value cannot fail.
+    let _ = serde_json::to_writer(&mut *out, key);
+    out.push(b':');
+    let _ = serde_json::to_writer(&mut *out, value);
+}
+
+/// One upstream request as it goes out: the params as received (raw members stay raw) with
+/// the `_meta` of the envelope in them.
+#[derive(Clone, Debug)]
+pub struct RequestFrame {
+    pub id: i64,
+    pub method: String,
+    params: LazyObject,
+}
+
+impl RequestFrame {
+    /// `_meta` goes into the params as `Map::insert` puts it: last, or in the place of a
+    /// `_meta` that the params have.
+    pub fn new(id: i64, method: &str, mut params: LazyObject, meta: Vec<u8>) -> RequestFrame {
+        params.insert("_meta", Member::Raw(Bytes::from(meta)));
+        RequestFrame {
+            id,
+            method: method.to_owned(),
+            params,
+        }
+    }
+
+    /// The frame as one line, with the members of the params written from their bytes.
+    pub fn line(&self) -> Frame {
+        let mut out = FrameBuf::new();
+        out.push(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        out.push_value(&self.id);
+        out.push(b",\"method\":");
+        out.push_value_str(&self.method);
+        out.push(b",\"params\":");
+        self.params.write(&mut out);
+        out.push(b"}");
+        out.into_line()
+    }
+
+    /// The frame as a value (a transport that reads members of it, such as HTTP's headers).
+    pub fn to_value(&self) -> Value {
+        let mut frame = Map::new();
+        frame.insert("jsonrpc".into(), Value::from("2.0"));
+        frame.insert("id".into(), Value::from(self.id));
+        frame.insert("method".into(), Value::from(self.method.as_str()));
+        frame.insert("params".into(), Value::Object(self.params.to_map()));
+        Value::Object(frame)
     }
 }
 
@@ -99,6 +198,54 @@ mod tests {
         assert_eq!(meta["progressToken"], 7);
         assert_eq!(meta["vscode.requestId"], "r");
         assert_eq!(meta["traceparent"], "t");
+    }
+
+    #[test]
+    fn meta_bytes_are_the_meta() {
+        let pass = json!({"vscode.requestId":"r","traceparent":"t"})
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        for (level, token, pass) in [
+            (None, None, Map::new()),
+            (Some(LogLevel::Info), Some(7), pass.clone()),
+            (None, Some(1), pass),
+        ] {
+            let e = envelope();
+            let bytes = e.meta_bytes(level, token, &pass);
+            assert_eq!(
+                bytes,
+                serde_json::to_vec(&e.meta(level, token, &pass)).unwrap_or_default()
+            );
+        }
+        let clash = json!({"vscode.a":1,"progressToken":"x"})
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        let e = envelope();
+        assert_eq!(
+            e.meta_bytes(None, Some(3), &clash),
+            serde_json::to_vec(&e.meta(None, Some(3), &clash)).unwrap_or_default()
+        );
+    }
+
+    #[test]
+    fn the_line_of_a_request_frame_is_the_request_frame() {
+        let params = json!({"name":"add","_meta":{"old":1},"arguments":{"a":2}})
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        let f = RequestFrame::new(
+            3,
+            "tools/call",
+            params.clone().into(),
+            b"{\"k\":1}".to_vec(),
+        );
+        let expected = request_frame(3, "tools/call", params, json!({"k":1}));
+        assert_eq!(f.to_value(), expected);
+        let mut line = serde_json::to_vec(&expected).unwrap_or_default();
+        line.push(b'\n');
+        assert_eq!(f.line().to_vec(), line);
     }
 
     #[test]

@@ -11,12 +11,14 @@ use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{Notify, mpsc, watch};
 
+use super::envelope::RequestFrame;
 use super::{Ended, Transport, TransportEvent};
+use crate::wire::out::Frame;
 use crate::wire::reader::{LineReader, RawLine};
-use crate::wire::writer::{Room, frame_line};
+use crate::wire::writer::{Room, frame_line, write_frame};
 
 enum WriterCmd {
-    Frame(Vec<u8>),
+    Frame(Frame),
     Close,
 }
 
@@ -63,9 +65,14 @@ impl LineLink {
     /// Queues one frame; false when the writer has stopped.
     pub fn send(&self, frame: &Value) -> bool {
         match frame_line(frame) {
-            Some(bytes) => self.writer.send(WriterCmd::Frame(bytes)).is_ok(),
+            Some(bytes) => self.send_frame(Frame::from(bytes)),
             None => false,
         }
+    }
+
+    /// Queues one frame that is already bytes (a request whose params pass through).
+    pub fn send_frame(&self, frame: Frame) -> bool {
+        self.writer.send(WriterCmd::Frame(frame)).is_ok()
     }
 
     /// Closes the write side after the frames queued before (the first step of a stop).
@@ -77,8 +84,8 @@ impl LineLink {
 async fn write_loop<W: AsyncWrite + Unpin>(mut out: W, mut rx: mpsc::UnboundedReceiver<WriterCmd>) {
     while let Some(cmd) = rx.recv().await {
         match cmd {
-            WriterCmd::Frame(bytes) => {
-                if out.write_all(&bytes).await.is_err() {
+            WriterCmd::Frame(frame) => {
+                if write_frame(&mut out, &frame).await.is_err() {
                     break;
                 }
                 if rx.is_empty() && out.flush().await.is_err() {
@@ -149,6 +156,10 @@ impl LineTransport {
 impl Transport for LineTransport {
     fn send_request(&self, _id: i64, _method: &str, frame: &Value) -> bool {
         self.link.send(frame)
+    }
+
+    fn send_request_frame(&self, frame: &RequestFrame) -> bool {
+        self.link.send_frame(frame.line())
     }
 
     fn cancel(&self, _id: i64, frame: &Value) {

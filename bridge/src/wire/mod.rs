@@ -1,9 +1,14 @@
 //! The wire of both sides: the line reader with its limits, the parse of a line with id
-//! recovery, and the single writer of stdout.
+//! recovery, the pass-through parse of the members that no rule reads ([`fast`], [`lazy`],
+//! [`scan`]), the frames as byte pieces ([`out`]), and the single writer of stdout.
 
+pub mod fast;
 pub mod frames;
+pub mod lazy;
+pub mod out;
 pub mod parse;
 pub mod reader;
 pub mod recover;
+pub mod scan;
 pub mod surrogates;
 pub mod writer;

@@ -10,13 +10,15 @@ use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::{Notify, mpsc};
 use tokio::task::JoinHandle;
 
+use super::out::Frame;
+
 /// How many bytes of frames may wait for stdout before the upstream reader pauses (DESIGN
 /// principle 7): when VS Code reads stdout slowly or not at all, the upstream server then
 /// blocks on its own stdout instead of the bridge buffering without a bound.
 pub const ROOM_BYTES: usize = 32 << 20;
 
 enum Out {
-    Frame(Vec<u8>),
+    Frame(Frame),
     Close,
 }
 
@@ -94,17 +96,20 @@ impl Outbox {
     /// writer only copies bytes. Returns false when the writer has ended.
     pub fn send(&self, frame: &Value) -> bool {
         match frame_line(frame) {
-            Some(bytes) => {
-                let len = bytes.len();
-                self.room.queued.fetch_add(len, Ordering::AcqRel);
-                if self.tx.send(Out::Frame(bytes)).is_ok() {
-                    true
-                } else {
-                    self.room.written(len);
-                    false
-                }
-            }
+            Some(bytes) => self.send_frame(Frame::from(bytes)),
             None => false,
+        }
+    }
+
+    /// Queues one frame that is already bytes (a result passed through, issue 15).
+    pub fn send_frame(&self, frame: Frame) -> bool {
+        let len = frame.len();
+        self.room.queued.fetch_add(len, Ordering::AcqRel);
+        if self.tx.send(Out::Frame(frame)).is_ok() {
+            true
+        } else {
+            self.room.written(len);
+            false
         }
     }
 
@@ -164,9 +169,8 @@ async fn write_frames<W: AsyncWrite + Unpin>(
 ) -> io::Result<()> {
     while let Some(out) = rx.recv().await {
         match out {
-            Out::Frame(bytes) => {
-                let len = bytes.len();
-                sink.write_all(&bytes).await?;
+            Out::Frame(frame) => {
+                let len = write_frame(&mut sink, &frame).await?;
                 room.written(len);
             }
             Out::Close => break,
@@ -178,6 +182,19 @@ async fn write_frames<W: AsyncWrite + Unpin>(
         }
     }
     sink.flush().await
+}
+
+/// Writes the pieces of one frame in order; returns its length.
+pub(crate) async fn write_frame<W: AsyncWrite + Unpin>(
+    sink: &mut W,
+    frame: &Frame,
+) -> io::Result<usize> {
+    let mut len = 0;
+    for piece in frame.pieces() {
+        sink.write_all(piece).await?;
+        len += piece.len();
+    }
+    Ok(len)
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ use crate::log::{self, Level};
 use crate::translate::errors::{self, Cause, error_object, format_limit};
 use crate::upstream::UpstreamError;
 use crate::upstream::client::{Call, CallEvent, RequestOptions, UpstreamClient};
+use crate::wire::lazy::Body;
 
 /// The acknowledgment of a new stream must come within this time (the limit of lists).
 pub const ACK_TIMEOUT: Duration = Duration::from_secs(120);
@@ -40,7 +41,7 @@ async fn ended(live: &mut Option<Live>) -> Ending {
     };
     loop {
         if let CallEvent::Done(result) = live.call.next().await {
-            return result;
+            return result.map(Body::into_value);
         }
     }
 }

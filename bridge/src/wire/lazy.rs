@@ -1,0 +1,289 @@
+//! Parse only what a rule needs (issue 15): a JSON object whose member values stay the bytes
+//! received until a rule reads one, and are written back from those bytes.
+//!
+//! A member is a slice of the line it came in (a [`Bytes`] that shares the line's buffer), so
+//! that a 16 MiB text is neither copied nor escaped again on its way through the bridge.
+//! The member list mirrors `serde_json::Map` with `preserve_order` exactly: a key that comes
+//! twice keeps its first place and its last value, and [`LazyObject::remove`] is a swap
+//! remove, so that a result shaped here has its members in the same order as when it is
+//! shaped as a `Value`.
+
+use std::borrow::Cow;
+
+use bytes::Bytes;
+use serde_json::{Map, Value};
+
+use super::out::FrameBuf;
+
+/// One member value.
+#[derive(Clone, Debug)]
+pub enum Member {
+    /// The JSON text as received: valid, and without anything that a full parse would change
+    /// (see [`super::scan::plain`]).
+    Raw(Bytes),
+    /// A value that the bridge parsed or put there.
+    Value(Value),
+}
+
+impl Member {
+    /// The value of the member (parsed when it is raw).
+    pub fn value(&self) -> Cow<'_, Value> {
+        match self {
+            Member::Raw(bytes) => Cow::Owned(parse_raw(bytes)),
+            Member::Value(v) => Cow::Borrowed(v),
+        }
+    }
+
+    pub fn into_value(self) -> Value {
+        match self {
+            Member::Raw(bytes) => parse_raw(&bytes),
+            Member::Value(v) => v,
+        }
+    }
+
+    /// The first byte of the JSON text: its type, without a parse.
+    fn first_byte(&self) -> u8 {
+        match self {
+            Member::Raw(bytes) => bytes.first().copied().unwrap_or(b'n'),
+            Member::Value(Value::Null) => b'n',
+            Member::Value(Value::Bool(_)) => b't',
+            Member::Value(Value::Number(_)) => b'0',
+            Member::Value(Value::String(_)) => b'"',
+            Member::Value(Value::Array(_)) => b'[',
+            Member::Value(Value::Object(_)) => b'{',
+        }
+    }
+
+    pub fn is_string(&self) -> bool {
+        self.first_byte() == b'"'
+    }
+
+    pub fn is_array(&self) -> bool {
+        self.first_byte() == b'['
+    }
+
+    pub fn is_null(&self) -> bool {
+        self.first_byte() == b'n'
+    }
+
+    fn write(&self, out: &mut FrameBuf) {
+        match self {
+            Member::Raw(bytes) => out.push_bytes(bytes),
+            Member::Value(v) => out.push_value(v),
+        }
+    }
+}
+
+/// Raw text passed the checks of a full parse before it was kept ([`super::scan::plain`] and
+/// serde_json's syntax check), so this parse does not fail; if it ever did, the member would
+/// read as `null` rather than stop the bridge.
+fn parse_raw(bytes: &[u8]) -> Value {
+    serde_json::from_slice(bytes).unwrap_or(Value::Null)
+}
+
+/// A JSON object whose members are parsed on demand.
+#[derive(Clone, Debug, Default)]
+pub struct LazyObject {
+    members: Vec<(String, Member)>,
+}
+
+impl LazyObject {
+    pub fn new() -> LazyObject {
+        LazyObject::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.members.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+
+    fn position(&self, key: &str) -> Option<usize> {
+        self.members.iter().position(|(k, _)| k == key)
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Member> {
+        self.position(key).map(|i| &self.members[i].1)
+    }
+
+    /// The value of a member, parsed when it is raw.
+    pub fn get_value(&self, key: &str) -> Option<Cow<'_, Value>> {
+        self.get(key).map(Member::value)
+    }
+
+    /// Like `Map::insert` of serde_json: a key that is there keeps its place.
+    pub fn insert(&mut self, key: impl Into<String>, member: Member) {
+        let key = key.into();
+        match self.position(&key) {
+            Some(i) => self.members[i].1 = member,
+            None => self.members.push((key, member)),
+        }
+    }
+
+    /// Like `Map::remove` of serde_json with `preserve_order`: the last member takes the
+    /// place of the removed one.
+    pub fn remove(&mut self, key: &str) -> Option<Member> {
+        let i = self.position(key)?;
+        Some(self.members.swap_remove(i).1)
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.members.iter().map(|(k, _)| k.as_str())
+    }
+
+    /// Every member parsed (for the rules that walk a whole result, and the input rounds).
+    pub fn into_map(self) -> Map<String, Value> {
+        self.members
+            .into_iter()
+            .map(|(k, m)| (k, m.into_value()))
+            .collect()
+    }
+
+    pub fn to_map(&self) -> Map<String, Value> {
+        self.clone().into_map()
+    }
+
+    /// Writes `{…}` with the members in their order; raw members go out as received.
+    pub fn write(&self, out: &mut FrameBuf) {
+        self.write_with(out, |_| {});
+    }
+
+    /// Writes the object with more members after its own (the `_meta` of an upstream
+    /// request), written by `more` with a leading comma where needed.
+    pub fn write_with(&self, out: &mut FrameBuf, more: impl FnOnce(&mut FrameBuf)) {
+        out.push(b"{");
+        for (i, (key, member)) in self.members.iter().enumerate() {
+            if i > 0 {
+                out.push(b",");
+            }
+            out.push_value_str(key);
+            out.push(b":");
+            member.write(out);
+        }
+        more(out);
+        out.push(b"}");
+    }
+
+    /// Builds an object from the members of a parse, in their order (a repeated key as in
+    /// [`LazyObject::insert`]).
+    pub(crate) fn from_members(members: Vec<(String, Member)>) -> LazyObject {
+        let mut object = LazyObject {
+            members: Vec::with_capacity(members.len()),
+        };
+        for (k, m) in members {
+            object.insert(k, m);
+        }
+        object
+    }
+}
+
+impl From<Map<String, Value>> for LazyObject {
+    fn from(map: Map<String, Value>) -> LazyObject {
+        LazyObject {
+            members: map
+                .into_iter()
+                .map(|(k, v)| (k, Member::Value(v)))
+                .collect(),
+        }
+    }
+}
+
+/// The result of an upstream request: an object parsed on demand, or any value (a result
+/// that took the full parse).
+#[derive(Clone, Debug)]
+pub enum Body {
+    Object(LazyObject),
+    Value(Value),
+}
+
+impl Body {
+    pub fn into_value(self) -> Value {
+        match self {
+            Body::Object(o) => Value::Object(o.into_map()),
+            Body::Value(v) => v,
+        }
+    }
+
+    pub fn write(&self, out: &mut FrameBuf) {
+        match self {
+            Body::Object(o) => o.write(out),
+            Body::Value(v) => out.push_value(v),
+        }
+    }
+}
+
+impl From<Value> for Body {
+    fn from(v: Value) -> Body {
+        Body::Value(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn raw(s: &str) -> Member {
+        Member::Raw(Bytes::copy_from_slice(s.as_bytes()))
+    }
+
+    fn text(o: &LazyObject) -> String {
+        let mut out = FrameBuf::new();
+        o.write(&mut out);
+        String::from_utf8(out.into_frame().to_vec()).unwrap_or_default()
+    }
+
+    #[test]
+    fn order_mirrors_the_map_of_serde_json() {
+        let mut map = json!({"a":1,"b":2,"c":3,"d":4})
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        let mut lazy = LazyObject::from_members(vec![
+            ("a".into(), raw("1")),
+            ("b".into(), raw("2")),
+            ("c".into(), raw("3")),
+            ("d".into(), raw("4")),
+        ]);
+        map.remove("a");
+        lazy.remove("a");
+        map.insert("b".into(), json!(5));
+        lazy.insert("b", Member::Value(json!(5)));
+        map.insert("e".into(), json!(6));
+        lazy.insert("e", Member::Value(json!(6)));
+        assert_eq!(text(&lazy), serde_json::to_string(&map).unwrap_or_default());
+        assert_eq!(lazy.into_map(), map);
+    }
+
+    #[test]
+    fn a_repeated_key_keeps_its_place_and_its_last_value() {
+        let lazy = LazyObject::from_members(vec![
+            ("a".into(), raw("1")),
+            ("b".into(), raw("2")),
+            ("a".into(), raw("3")),
+        ]);
+        let parsed: Value = serde_json::from_str(r#"{"a":1,"b":2,"a":3}"#).unwrap_or_default();
+        assert_eq!(text(&lazy), parsed.to_string());
+    }
+
+    #[test]
+    fn types_from_the_first_byte() {
+        assert!(raw("\"x\"").is_string());
+        assert!(raw("[1]").is_array());
+        assert!(raw("null").is_null());
+        assert!(!raw("{}").is_array());
+        assert!(Member::Value(json!([])).is_array());
+        assert_eq!(
+            raw(r#"{"k":[1,"\u00e9"]}"#).into_value(),
+            json!({"k":[1,"é"]})
+        );
+    }
+
+    #[test]
+    fn keys_are_escaped_on_the_way_out() {
+        let lazy = LazyObject::from_members(vec![("a\"\n".into(), raw("1"))]);
+        assert_eq!(text(&lazy), r#"{"a\"\n":1}"#);
+    }
+}

@@ -1,0 +1,137 @@
+//! One outgoing frame as a list of byte pieces (issue 15): the small parts are built in one
+//! buffer, and a large member that is passed through goes out as the slice of the line it
+//! came in, so that the frame never holds a second full copy of it.
+
+use bytes::Bytes;
+use serde::Serialize;
+
+/// A member shorter than this is copied into the frame's own buffer: one write per small
+/// frame matters more than a copy of a few KiB.
+const COPY_BELOW: usize = 64 * 1024;
+
+/// One frame, ready for a writer: its pieces, written in order, end with the `\n`.
+#[derive(Clone, Debug, Default)]
+pub struct Frame {
+    pieces: Vec<Bytes>,
+}
+
+impl Frame {
+    pub fn pieces(&self) -> &[Bytes] {
+        &self.pieces
+    }
+
+    /// The length of the line in bytes.
+    pub fn len(&self) -> usize {
+        self.pieces.iter().map(Bytes::len).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The whole line in one buffer (tests, and transports that need one body).
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut all = Vec::with_capacity(self.len());
+        for piece in &self.pieces {
+            all.extend_from_slice(piece);
+        }
+        all
+    }
+}
+
+impl From<Vec<u8>> for Frame {
+    fn from(line: Vec<u8>) -> Frame {
+        Frame {
+            pieces: vec![Bytes::from(line)],
+        }
+    }
+}
+
+/// Builds a [`Frame`].
+#[derive(Debug, Default)]
+pub struct FrameBuf {
+    pieces: Vec<Bytes>,
+    current: Vec<u8>,
+}
+
+impl FrameBuf {
+    pub fn new() -> FrameBuf {
+        FrameBuf {
+            pieces: Vec::new(),
+            current: Vec::with_capacity(256),
+        }
+    }
+
+    pub fn push(&mut self, bytes: &[u8]) {
+        self.current.extend_from_slice(bytes);
+    }
+
+    /// A slice of a received line: copied when short, else handed on without a copy.
+    pub fn push_bytes(&mut self, bytes: &Bytes) {
+        if bytes.len() < COPY_BELOW {
+            self.current.extend_from_slice(bytes);
+        } else {
+            self.flush_current();
+            self.pieces.push(bytes.clone());
+        }
+    }
+
+    /// Any serializable value as compact JSON (a `Value`, a key, an id).
+    pub fn push_value<T: Serialize + ?Sized>(&mut self, value: &T) {
+        // Writing a Value or a string into a Vec cannot fail (no I/O, string keys only).
+        let _ = serde_json::to_writer(&mut self.current, value);
+    }
+
+    /// A string as a JSON string (a key of an object).
+    pub fn push_value_str(&mut self, s: &str) {
+        self.push_value(s);
+    }
+
+    fn flush_current(&mut self) {
+        if !self.current.is_empty() {
+            let next = Vec::with_capacity(256);
+            self.pieces
+                .push(Bytes::from(std::mem::replace(&mut self.current, next)));
+        }
+    }
+
+    /// The frame with its `\n`.
+    pub fn into_line(mut self) -> Frame {
+        self.current.push(b'\n');
+        self.into_frame()
+    }
+
+    /// The frame as it is (without a `\n`).
+    pub fn into_frame(mut self) -> Frame {
+        self.flush_current();
+        Frame {
+            pieces: self.pieces,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_parts_make_one_piece_and_a_large_slice_is_not_copied() {
+        let mut f = FrameBuf::new();
+        f.push(b"{\"a\":");
+        f.push_bytes(&Bytes::from_static(b"\"short\""));
+        f.push(b"}");
+        let line = f.into_line();
+        assert_eq!(line.pieces().len(), 1);
+        assert_eq!(line.to_vec(), b"{\"a\":\"short\"}\n");
+
+        let big = Bytes::from(vec![b'x'; COPY_BELOW]);
+        let mut f = FrameBuf::new();
+        f.push(b"[");
+        f.push_bytes(&big);
+        f.push(b"]");
+        let line = f.into_line();
+        assert_eq!(line.pieces().len(), 3);
+        assert_eq!(line.pieces()[1].as_ptr(), big.as_ptr(), "the same buffer");
+        assert_eq!(line.len(), COPY_BELOW + 3);
+    }
+}
