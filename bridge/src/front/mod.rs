@@ -35,7 +35,7 @@ use self::inflight::Inflight;
 pub(crate) use self::state::{Shared, State};
 use crate::input::complete::ElicitationIds;
 use crate::translate::initialize::ServerInfoFallback;
-use crate::upstream::Ended;
+use crate::upstream::{self, Ended};
 use crate::upstream::connect::Target;
 use crate::wire::parse;
 use crate::wire::reader::{LineReader, RawLine};
@@ -78,7 +78,7 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (outbox, writer) = spawn_writer(output);
-    let (events_tx, mut events) = mpsc::unbounded_channel();
+    let (events_tx, events) = mpsc::unbounded_channel();
     let shared = Arc::new(Shared {
         inflight: Inflight::new(opts.max_in_flight),
         opts,
@@ -95,22 +95,14 @@ where
         listener: listener::Listener::default(),
     });
     let lines = spawn_reader(input, shared.opts.max_line_bytes);
-    let mut lines = lines;
-    let outcome = loop {
-        tokio::select! {
-            line = lines.recv() => match line {
-                Some(RawLine::Line(bytes)) => dispatch::on_line(&shared, bytes),
-                Some(RawLine::TooLong { head, tail }) => {
-                    dispatch::on_parsed(&shared, parse::too_long(&head, &tail, shared.opts.max_line_bytes));
-                }
-                Some(RawLine::Eof) | None => break Outcome::Eof,
-            },
-            Some((generation, event)) = events.recv() => {
-                if let Some(exit) = dispatch::on_client_event(&shared, generation, event) {
-                    break Outcome::UpstreamExited(exit);
-                }
-            }
-        }
+    // The dispatch runs as a task of its own, not as the future that the caller blocks on: on
+    // the current-thread runtime each wake of that future writes the runtime's eventfd and
+    // costs an extra epoll_wait, once per line of VS Code (issue 15).
+    let outcome = match tokio::spawn(dispatch_loop(Arc::clone(&shared), lines, events)).await {
+        Ok(outcome) => outcome,
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        // The runtime is shutting down: nothing more is read.
+        Err(_) => Outcome::Eof,
     };
     match outcome {
         Outcome::Eof => {
@@ -125,6 +117,31 @@ where
     // VS Code may not read stdout any more; the writer gets a bounded time to flush.
     let _ = tokio::time::timeout(Duration::from_secs(1), writer).await;
     outcome
+}
+
+/// Reads the lines of VS Code and the events of the upstream clients until stdin ends or the
+/// upstream of the ready state is gone.
+async fn dispatch_loop(
+    shared: Arc<Shared>,
+    mut lines: mpsc::Receiver<RawLine>,
+    mut events: mpsc::UnboundedReceiver<(u64, upstream::client::ClientEvent)>,
+) -> Outcome {
+    loop {
+        tokio::select! {
+            line = lines.recv() => match line {
+                Some(RawLine::Line(bytes)) => dispatch::on_line(&shared, bytes),
+                Some(RawLine::TooLong { head, tail }) => {
+                    dispatch::on_parsed(&shared, parse::too_long(&head, &tail, shared.opts.max_line_bytes));
+                }
+                Some(RawLine::Eof) | None => return Outcome::Eof,
+            },
+            Some((generation, event)) = events.recv() => {
+                if let Some(exit) = dispatch::on_client_event(&shared, generation, event) {
+                    return Outcome::UpstreamExited(exit);
+                }
+            }
+        }
+    }
 }
 
 /// Stdin is read on its own task, so that a long line never delays the dispatch.

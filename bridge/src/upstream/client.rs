@@ -60,6 +60,8 @@ pub struct RequestOptions {
 pub struct UpstreamClient {
     transport: Arc<dyn Transport>,
     envelope: Envelope,
+    /// The members of `_meta` that every request carries, as JSON text.
+    fixed_meta: Vec<u8>,
     next_id: AtomicI64,
     pending: Mutex<HashMap<i64, Pending>>,
     closed: AtomicBool,
@@ -103,6 +105,7 @@ impl UpstreamClient {
     ) -> Arc<UpstreamClient> {
         let client = Arc::new(UpstreamClient {
             transport,
+            fixed_meta: envelope.fixed_members(),
             envelope,
             next_id: AtomicI64::new(1),
             pending: Mutex::new(HashMap::new()),
@@ -151,9 +154,12 @@ impl UpstreamClient {
         } else {
             (None, None)
         };
-        let meta =
-            self.envelope
-                .meta_bytes(opts.log_level, opts.progress.then_some(id), &opts.meta);
+        let meta = self.envelope.meta_bytes_with(
+            &self.fixed_meta,
+            opts.log_level,
+            opts.progress.then_some(id),
+            &opts.meta,
+        );
         let frame = envelope::RequestFrame::new(id, method, params.into(), meta);
         {
             let mut pending = lock(&self.pending);

@@ -60,6 +60,28 @@ impl Envelope {
         progress_token: Option<i64>,
         passthrough: &Map<String, Value>,
     ) -> Vec<u8> {
+        self.meta_bytes_with(&self.fixed_members(), log_level, progress_token, passthrough)
+    }
+
+    /// The members of `_meta` that are the same on every request of a connection, as JSON
+    /// text (a client keeps them, so that each request only copies them).
+    pub fn fixed_members(&self) -> Vec<u8> {
+        let mut out = vec![b'{'];
+        member(&mut out, KEY_PROTOCOL_VERSION, PROTOCOL_VERSION);
+        member(&mut out, KEY_CLIENT_INFO, &self.client_info);
+        member(&mut out, KEY_CLIENT_CAPABILITIES, &self.capabilities);
+        out.remove(0);
+        out
+    }
+
+    /// [`Envelope::meta_bytes`] with the text of [`Envelope::fixed_members`].
+    pub fn meta_bytes_with(
+        &self,
+        fixed: &[u8],
+        log_level: Option<LogLevel>,
+        progress_token: Option<i64>,
+        passthrough: &Map<String, Value>,
+    ) -> Vec<u8> {
         let level = log_level.map(level::log_level_meta);
         let own = |k: &str| {
             k == KEY_PROTOCOL_VERSION
@@ -78,9 +100,10 @@ impl Envelope {
         for (k, v) in passthrough {
             member(&mut out, k, v);
         }
-        member(&mut out, KEY_PROTOCOL_VERSION, PROTOCOL_VERSION);
-        member(&mut out, KEY_CLIENT_INFO, &self.client_info);
-        member(&mut out, KEY_CLIENT_CAPABILITIES, &self.capabilities);
+        if out.len() > 1 {
+            out.push(b',');
+        }
+        out.extend_from_slice(fixed);
         if let Some((key, value)) = &level {
             member(&mut out, key, value);
         }

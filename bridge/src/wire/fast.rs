@@ -4,6 +4,7 @@
 //! does not pass, takes the full parse ([`super::parse::parse_line`]), so that both paths
 //! accept and refuse the same lines and give the same values.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use bytes::Bytes;
@@ -145,8 +146,8 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut e = Envelope::default();
-        while let Some(key) = map.next_key::<String>()? {
-            match key.as_str() {
+        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+            match &*key {
                 "jsonrpc" => e.jsonrpc = Some(map.next_value()?),
                 "id" => e.id = Some(map.next_value()?),
                 "method" => e.method = Some(map.next_value()?),
@@ -183,10 +184,37 @@ impl<'de> Visitor<'de> for MembersVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut members = Vec::new();
-        while let Some(key) = map.next_key::<String>()? {
-            members.push((key, map.next_value::<&RawValue>()?));
+        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+            members.push((key.into_owned(), map.next_value::<&RawValue>()?));
         }
         Ok(Members(members))
+    }
+}
+
+/// A key, borrowed from the line when it has no escapes (no allocation for the envelope).
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(KeyVisitor)
+    }
+}
+
+struct KeyVisitor;
+
+impl<'de> Visitor<'de> for KeyVisitor {
+    type Value = Key<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+
+    fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Self::Value, E> {
+        Ok(Key(Cow::Borrowed(s)))
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
+        Ok(Key(Cow::Owned(s.to_owned())))
     }
 }
 
