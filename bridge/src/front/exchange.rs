@@ -71,6 +71,7 @@ pub(crate) async fn exchange_body(
         round,
     } = request;
     let started = Instant::now();
+    shared.keeper.touch();
     let mut call = match upstream.request(method, params, opts) {
         Ok(call) => call,
         Err(e) => return Exchange::Done(Err(e)),

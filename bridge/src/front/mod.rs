@@ -15,6 +15,7 @@ mod dispatch;
 pub mod exchange;
 pub mod inflight;
 pub mod initialize;
+mod keep;
 pub(crate) mod listener;
 mod order;
 pub mod request;
@@ -35,8 +36,8 @@ use self::inflight::Inflight;
 pub(crate) use self::state::{Shared, State};
 use crate::input::complete::ElicitationIds;
 use crate::translate::initialize::ServerInfoFallback;
-use crate::upstream::{self, Ended};
 use crate::upstream::connect::Target;
+use crate::upstream::{self, Ended};
 use crate::wire::parse;
 use crate::wire::reader::{LineReader, RawLine};
 use crate::wire::writer::spawn_writer;
@@ -93,6 +94,7 @@ where
         events: events_tx,
         upstream_pid: Arc::clone(&hooks.upstream_pid),
         listener: listener::Listener::default(),
+        keeper: keep::Keeper::new(),
     });
     let lines = spawn_reader(input, shared.opts.max_line_bytes);
     // The dispatch runs as a task of its own, not as the future that the caller blocks on: on

@@ -50,6 +50,8 @@ pub(crate) struct Shared {
     pub(crate) upstream_pid: Arc<AtomicU32>,
     /// M3: the listen stream and the subscriptions.
     pub(crate) listener: listener::Listener,
+    /// Issue 15: arming the timers of an exchange costs no wake of the runtime.
+    pub(crate) keeper: Arc<super::keep::Keeper>,
 }
 
 impl Shared {

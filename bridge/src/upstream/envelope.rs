@@ -60,7 +60,12 @@ impl Envelope {
         progress_token: Option<i64>,
         passthrough: &Map<String, Value>,
     ) -> Vec<u8> {
-        self.meta_bytes_with(&self.fixed_members(), log_level, progress_token, passthrough)
+        self.meta_bytes_with(
+            &self.fixed_members(),
+            log_level,
+            progress_token,
+            passthrough,
+        )
     }
 
     /// The members of `_meta` that are the same on every request of a connection, as JSON
