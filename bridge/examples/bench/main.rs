@@ -5,7 +5,10 @@
 //! bytes, growth over many round trips).
 //!
 //! cargo build --release -p mcp-bridge-vscode -p bridge-fixture-server --examples --bins
-//! target/release/examples/bench [--json] [--growth N] [--quick]
+//! target/release/examples/bench [--json] [--growth N] [--quick] [--url-only]
+//!
+//! The URL form ([`url`]) runs the fixture with `--listen` and compares the bridge with a
+//! direct HTTPS client, and with `mcp-remote` when `MCP_REMOTE` names its `dist/proxy.js`.
 //!
 //! `--json` adds one JSON object with every figure on the last line. `--growth N` sets the
 //! round trips of the growth measure (default 20 000; the aim is stated for 100 000).
@@ -18,6 +21,8 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
+
+mod url;
 
 const MIB: usize = 1 << 20;
 /// A result just under the default line limit of the bridge and of the fixture (64 MiB),
@@ -47,7 +52,18 @@ struct Peer {
 
 impl Peer {
     fn start(program: &Path, args: &[&str], modern: bool) -> Peer {
-        let mut child = spawn_piped(program.as_os_str(), args);
+        let mut command = Command::new(program);
+        command.args(args);
+        Peer::from_command(command, modern)
+    }
+
+    fn from_command(mut command: Command, modern: bool) -> Peer {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {:?}: {e}", command.get_program()));
         let stdin = child.stdin.take().expect("stdin");
         let stdout = BufReader::with_capacity(MIB, child.stdout.take().expect("stdout"));
         Peer {
@@ -88,14 +104,21 @@ impl Peer {
 
     /// Sends a prepared request and reads up to its response; returns the response length.
     fn exchange(&mut self, id: u64, frame: &[u8]) -> usize {
+        let (n, ok) = self.exchange_any(id, frame);
+        assert!(ok, "error: {:.300}", String::from_utf8_lossy(&self.line));
+        n
+    }
+
+    /// [`Peer::exchange`] that also takes an error response: its length and whether it is a
+    /// result.
+    fn exchange_any(&mut self, id: u64, frame: &[u8]) -> (usize, bool) {
         self.send(frame);
         loop {
             self.line.clear();
             let n = self.stdout.read_until(b'\n', &mut self.line).expect("read");
             assert!(n > 0, "the peer closed its output");
             if let Some(ok) = response_to(&self.line, id) {
-                assert!(ok, "error: {:.300}", String::from_utf8_lossy(&self.line));
-                return n;
+                return (n, ok);
             }
             self.notes += 1;
         }
@@ -363,6 +386,12 @@ fn main() {
         bridge.display(),
         fixture.display()
     );
+    if argv.iter().any(|a| a == "--url-only") {
+        // Only the URL form (a quick look at it).
+        let f = url::measure(&fixture, &bridge, cfg.round_trips / 2, cfg.warmup);
+        println!("{}", f.as_ref().map(url::to_json).unwrap_or(Value::Null));
+        return;
+    }
     let fixture_arg = fixture.to_string_lossy().into_owned();
     let mut peers = start_all(&fixture);
     let names = ["direct", "via a plain relay", "via the bridge"];
@@ -443,6 +472,8 @@ fn main() {
     for peer in peers {
         peer.stop();
     }
+    eprintln!("the URL form …");
+    let url_form = url::measure(&fixture, &bridge, cfg.round_trips / 2, cfg.warmup);
     eprintln!("startup …");
     let me_inits = cfg.inits;
     let init_direct = startup(&fixture, &[], true, me_inits);
@@ -458,6 +489,7 @@ fn main() {
             growth: (before_growth, after_growth),
         },
         (init_direct, init_bridge),
+        url_form.as_ref(),
     );
 }
 
@@ -471,7 +503,14 @@ fn secs(d: Duration) -> f64 {
     d.as_secs_f64()
 }
 
-fn report(rows: &[Row], json_out: bool, cfg: &Config, mem: Memory, init: (Stats, Stats)) {
+fn report(
+    rows: &[Row],
+    json_out: bool,
+    cfg: &Config,
+    mem: Memory,
+    init: (Stats, Stats),
+    url_form: Option<&url::UrlFigures>,
+) {
     let ratio = |a: Duration, b: Duration| secs(a) / secs(b);
     println!();
     println!(
@@ -536,8 +575,39 @@ fn report(rows: &[Row], json_out: bool, cfg: &Config, mem: Memory, init: (Stats,
         mb(g1),
         mb(g1) - mb(g0)
     );
+    let url_json = url_form.map(|f| {
+        let us = |d: Duration| secs(d) * 1e6;
+        println!(
+            "\nURL form, tools/call echo round trip (median): direct HTTPS client {:.1} µs, via the bridge {:.1} µs (+{:.1} µs, {:.2}×); bridge resident {:.1} MB",
+            us(f.direct.median),
+            us(f.bridge.median),
+            us(f.bridge.median) - us(f.direct.median),
+            ratio(f.bridge.median, f.direct.median),
+            mb(f.bridge_rss)
+        );
+        match &f.remote {
+            Ok(r) => {
+                println!(
+                    "  via mcp-remote {:.1} µs (+{:.1} µs); resident {:.1} MB",
+                    us(r.round_trip.median),
+                    us(r.round_trip.median) - us(f.direct.median),
+                    mb(r.rss)
+                );
+                if let Some(e) = &r.error {
+                    println!("  mcp-remote could not call the tool; each call got: {e:.300}");
+                }
+            }
+            Err(why) => println!("  mcp-remote: {why}"),
+        }
+        ratios.insert(
+            "url_echo_bridge_to_direct".into(),
+            json!(ratio(f.bridge.median, f.direct.median)),
+        );
+        url::to_json(f)
+    });
     if json_out {
         let out = json!({
+            "url_form": url_json,
             "measures": measures,
             "ratios": ratios,
             "initialize": {"direct_discover_median_s": secs(init_direct.median),
