@@ -279,6 +279,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"result":{"t":"	"}}"#,
             r#"{"jsonrpc":"2.0","id":1,"result":{}} x"#,
             r#"[{"jsonrpc":"2.0","id":1,"result":{}}]"#,
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"a\":\n1}}",
         ] {
             assert!(fast(line).is_none(), "{line}");
         }

@@ -5,7 +5,9 @@
 //! things that a full parse into a `Value` decides: the nesting limit ([`super::parse::MAX_DEPTH`]),
 //! lone escaped surrogates (replaced by U+FFFD, see [`super::surrogates`]) and the range of
 //! numbers (`1e400` is refused). A line that has none of them is accepted by both paths, and
-//! each value reads the same; any other line takes the full parse. The scan is conservative:
+//! each value reads the same; any other line takes the full parse. A message with a line break
+//! between its tokens (an HTTP body, an SSE event) takes it too: its members are written into
+//! one line of VS Code's stdout. The scan is conservative:
 //! it may send a line to the full parse that the pass-through could have kept, never the
 //! reverse.
 
@@ -59,7 +61,10 @@ pub fn plain(line: &[u8]) -> bool {
                 }
                 i += len;
             }
-            // Literals, whitespace, `,` and `:`; anything else is the parser's to refuse.
+            // A line break between tokens: a body of HTTP or an event of SSE may have one, and
+            // a member written as received would break the line of its frame.
+            b'\n' | b'\r' => return false,
+            // Literals, other whitespace, `,` and `:`; anything else is the parser's to refuse.
             _ => i += 1,
         }
     }
@@ -136,6 +141,11 @@ mod tests {
         assert!(!plain(
             format!("[{}]", "9".repeat(PLAIN_INTEGER + 1)).as_bytes()
         ));
+        assert!(
+            !plain(b"{\"a\":\n1}"),
+            "a member must not carry a line break"
+        );
+        assert!(!plain(b"{\"a\":[1,\r\n2]}"));
         assert!(!plain(br#"{"s":"no end"#));
         assert!(!plain(br#"{"s":"\"#));
         let mut deep = Vec::new();
