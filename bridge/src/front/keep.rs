@@ -59,7 +59,8 @@ async fn run(keeper: Arc<Keeper>) {
         keeper.running.store(false, Ordering::Release);
         // A request that came between the check and the store found the timer running.
         let again = keeper.last.load(Ordering::Relaxed) >= checked;
-        if !(again && !keeper.running.swap(true, Ordering::AcqRel)) {
+        // Go on only when no other run started in between.
+        if !again || keeper.running.swap(true, Ordering::AcqRel) {
             return;
         }
     }
