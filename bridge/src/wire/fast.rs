@@ -82,7 +82,8 @@ enum Found {
 /// value, as in a `Value`.
 #[derive(Default)]
 struct Envelope<'a> {
-    jsonrpc: Option<Value>,
+    /// `Some(true)` for the text `"2.0"`.
+    jsonrpc: Option<bool>,
     id: Option<Value>,
     method: Option<Value>,
     params: Option<Members<'a>>,
@@ -94,7 +95,7 @@ impl<'a> Envelope<'a> {
     /// The kind of the message, with the rules of [`super::parse::classify`]; `None` for
     /// whatever the full parse should handle (notifications, errors, invalid messages).
     fn sort(self, base: usize) -> Option<Found> {
-        if self.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
+        if self.jsonrpc != Some(true) {
             return None;
         }
         let id = self.id.filter(valid_id)?;
@@ -148,7 +149,12 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
         let mut e = Envelope::default();
         while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
             match &*key {
-                "jsonrpc" => e.jsonrpc = Some(map.next_value()?),
+                "jsonrpc" => {
+                    // Read as its text (no allocation): any other spelling of "2.0" (an
+                    // escape) takes the full parse, which decides.
+                    let version = map.next_value::<&RawValue>()?;
+                    e.jsonrpc = Some(version.get() == "\"2.0\"");
+                }
                 "id" => e.id = Some(map.next_value()?),
                 "method" => e.method = Some(map.next_value()?),
                 "params" => e.params = Some(map.next_value()?),
@@ -183,7 +189,7 @@ impl<'de> Visitor<'de> for MembersVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut members = Vec::new();
+        let mut members = Vec::with_capacity(map.size_hint().unwrap_or(8));
         while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
             members.push((key.into_owned(), map.next_value::<&RawValue>()?));
         }

@@ -9,6 +9,7 @@
 //! shaped as a `Value`.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use bytes::Bytes;
 use serde_json::{Map, Value};
@@ -169,13 +170,30 @@ impl LazyObject {
     /// Builds an object from the members of a parse, in their order (a repeated key as in
     /// [`LazyObject::insert`]).
     pub(crate) fn from_members(members: Vec<(String, Member)>) -> LazyObject {
-        let mut object = LazyObject {
-            members: Vec::with_capacity(members.len()),
-        };
-        for (k, m) in members {
-            object.insert(k, m);
+        // Results have a few members; an index only for many, so that a large object never
+        // costs a quadratic search.
+        if members.len() <= 32 {
+            let unique = members
+                .iter()
+                .enumerate()
+                .all(|(i, (k, _))| members[..i].iter().all(|(seen, _)| seen != k));
+            if unique {
+                // The common case: the list is the object as it is.
+                return LazyObject { members };
+            }
         }
-        object
+        let mut index: HashMap<String, usize> = HashMap::with_capacity(members.len());
+        let mut out: Vec<(String, Member)> = Vec::with_capacity(members.len());
+        for (k, m) in members {
+            match index.get(&k) {
+                Some(&i) => out[i].1 = m,
+                None => {
+                    index.insert(k.clone(), out.len());
+                    out.push((k, m));
+                }
+            }
+        }
+        LazyObject { members: out }
     }
 }
 
@@ -266,6 +284,25 @@ mod tests {
         ]);
         let parsed: Value = serde_json::from_str(r#"{"a":1,"b":2,"a":3}"#).unwrap_or_default();
         assert_eq!(text(&lazy), parsed.to_string());
+    }
+
+    #[test]
+    fn many_members_with_repeats_keep_the_rules() {
+        let members: Vec<(String, Member)> = (0..100)
+            .map(|i| (format!("k{}", i % 40), raw(&i.to_string())))
+            .collect();
+        let text_of = |o: &LazyObject| text(o);
+        let lazy = LazyObject::from_members(members);
+        let mut json = String::from("{");
+        for i in 0..100 {
+            if i > 0 {
+                json.push(',');
+            }
+            json.push_str(&format!("\"k{}\":{i}", i % 40));
+        }
+        json.push('}');
+        let parsed: Value = serde_json::from_str(&json).unwrap_or_default();
+        assert_eq!(text_of(&lazy), parsed.to_string());
     }
 
     #[test]
