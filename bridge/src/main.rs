@@ -7,6 +7,7 @@ use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
 
+use mcp_bridge_vscode::auth::start::session_for;
 use mcp_bridge_vscode::cli::{self, Command, USAGE, UrlTarget};
 use mcp_bridge_vscode::front::{self, Hooks, Outcome};
 use mcp_bridge_vscode::log::{self, Level};
@@ -119,12 +120,21 @@ fn url_target(target: UrlTarget) -> Target {
             std::process::exit(2);
         }
     };
-    Target::Url(Arc::new(HttpOptions {
-        url: target.url,
+    let mut http = HttpOptions {
+        url: target.url.clone(),
         headers,
         max_response_bytes: target.max_response_bytes,
         extra_roots,
-    }))
+        sign_in: None,
+    };
+    http.sign_in = match session_for(&target.url, &target.headers, &target.sign_in, &http) {
+        Ok(session) => session,
+        Err(error) => {
+            log::vscode(Level::Err, &error.to_string());
+            std::process::exit(2);
+        }
+    };
+    Target::Url(Arc::new(http))
 }
 
 fn exit_printing(out: &mut dyn Write, text: &str, code: i32) -> ! {

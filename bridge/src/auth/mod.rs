@@ -9,11 +9,17 @@
 //! (this module never imports the front).
 
 pub mod challenge;
+pub mod consent;
 pub mod discovery;
 pub mod failure;
+pub mod flow;
 pub mod identity;
 pub mod metadata;
+pub mod opener;
+pub mod outcome;
 pub mod receiver;
 pub mod registration;
+pub mod session;
+pub mod start;
 pub mod store;
 pub mod tokens;
