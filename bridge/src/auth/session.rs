@@ -136,7 +136,13 @@ impl Session {
         if inner.record.as_ref()?.refresh_token.is_some() {
             let _ = self.refresh(&mut inner, &Challenge::default()).await;
         }
-        inner.record.as_ref().map(|r| r.access_token.clone())
+        // Without a new token, the old one serves until it expires (a server with short
+        // tokens and no refresh would else need a sign-in for each request).
+        inner
+            .record
+            .as_ref()
+            .filter(|r| r.expiry().is_none_or(|at| at > SystemTime::now()))
+            .map(|r| r.access_token.clone())
     }
 
     /// Answers a 401 or 403 of a request that carried `sent` (its token, if any): refresh,
@@ -166,13 +172,8 @@ impl Session {
             .as_ref()
             .is_some_and(|r| r.refresh_token.is_some());
         if !step_up && can_refresh {
-            match self.refresh(&mut inner, &challenge).await {
-                Ok(()) => return Ok(()),
-                Err(Failure::TokenRefused(code)) if code == "invalid_client" => {
-                    // The authorization server forgot the client: register again.
-                    inner.found = None;
-                }
-                Err(_) => {}
+            if self.refresh(&mut inner, &challenge).await.is_ok() {
+                return Ok(());
             }
         }
         if !interactive {
@@ -236,6 +237,15 @@ impl Session {
                     Level::Info,
                     &format!("the refresh of the token failed: {e}"),
                 );
+                if e == Failure::TokenRefused("invalid_client".into()) {
+                    // The authorization server forgot the client: the next sign-in registers
+                    // again, and the refresh token of the old client is of no use.
+                    inner.found = None;
+                    if let Some(record) = &mut inner.record {
+                        record.refresh_token = None;
+                        record.client_id.clear();
+                    }
+                }
                 Err(e)
             }
         }
@@ -267,7 +277,11 @@ impl Session {
         let server = metadata::server(&self.http, &issuer).await?;
         let redirect = super::identity::redirect_uri(self.opts.settings.redirect_port);
         let reused = stored
-            .filter(|r| r.issuer == server.issuer.as_str() && self.opts.choice.client_id.is_none())
+            .filter(|r| {
+                r.issuer == server.issuer.as_str()
+                    && !r.client_id.is_empty()
+                    && self.opts.choice.client_id.is_none()
+            })
             .map(stored_client);
         let registration = match reused {
             Some(registration) => registration,
