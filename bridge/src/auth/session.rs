@@ -171,10 +171,8 @@ impl Session {
             .record
             .as_ref()
             .is_some_and(|r| r.refresh_token.is_some());
-        if !step_up && can_refresh {
-            if self.refresh(&mut inner, &challenge).await.is_ok() {
-                return Ok(());
-            }
+        if !step_up && can_refresh && self.refresh(&mut inner, &challenge).await.is_ok() {
+            return Ok(());
         }
         if !interactive {
             return Err(SignInError::NeedsSignIn(status));
