@@ -516,3 +516,26 @@ fn m4_the_listen_stream_refused_with_401_opens_again_after_the_next_sign_in() {
     assert!(r["result"]["tools"].is_array());
     b.close_and_expect_exit_0();
 }
+
+/// `server/discover` waits `--discover-timeout` plus `--sign-in-timeout` when a sign-in can
+/// start: with 1 s for discover and 2 s for the sign-in, nobody signing in ends with the
+/// sign-in's cause, not with the discover time limit.
+#[test]
+fn m4_discover_waits_for_the_sign_in_time_too() {
+    let fixture = oauth_fixture(&[]);
+    let mut b = bridge(
+        &fixture.url,
+        free_port(),
+        &[
+            "--no-browser",
+            "--discover-timeout",
+            "1",
+            "--sign-in-timeout",
+            "2",
+        ],
+        &[],
+    );
+    let r = b.exchange(&vscode_initialize(1));
+    assert_eq!(cause(&r), "sign_in_timeout", "{r}");
+    b.close_and_expect_exit_0();
+}

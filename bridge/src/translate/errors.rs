@@ -376,6 +376,20 @@ mod tests {
     use std::collections::HashSet;
     use std::time::Duration;
 
+    /// README.md's error table has a row for every cause.
+    #[test]
+    fn the_readme_lists_every_cause() {
+        let readme = include_str!("../../../README.md");
+        for cause in Cause::ALL {
+            let row = format!("| `{}` | ", cause.name());
+            assert!(
+                readme.contains(&row),
+                "README.md has no row for {}",
+                cause.name()
+            );
+        }
+    }
+
     #[test]
     fn error_table_names_are_unique_snake_case_and_codes_follow_the_groups() {
         let mut names = HashSet::new();
