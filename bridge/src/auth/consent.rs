@@ -28,22 +28,30 @@ pub enum Route {
 }
 
 /// The answer of VS Code to the URL elicitation of a sign-in.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Asked {
-    /// VS Code opened the URL; `notifications/elicitation/complete` with this id follows the
-    /// redirect.
-    Accepted { elicitation_id: String },
+    /// VS Code opened the URL.
+    Accepted,
     /// Declined, cancelled, an error or no answer in time.
     Declined,
 }
 
 pub type AskFuture = Pin<Box<dyn Future<Output = Asked> + Send>>;
 
+/// A URL elicitation that VS Code has received: its `elicitationId` (the redirect completes
+/// it, also when the user opened the URL of the sign-in line before answering) and the wait
+/// for the answer.
+pub struct Asking {
+    pub elicitation_id: String,
+    pub answer: AskFuture,
+}
+
 /// The port that the front implements.
 pub trait Consent: Send + Sync {
     fn route(&self) -> Route;
-    /// Sends VS Code a URL elicitation with `url` and `message`; waits at most `limit`.
-    fn ask(&self, url: String, message: &'static str, limit: Duration) -> AskFuture;
+    /// Sends VS Code a URL elicitation with `url` and `message` now; its answer is awaited at
+    /// most `limit`. `None` when the connection is gone.
+    fn ask(&self, url: String, message: &'static str, limit: Duration) -> Option<Asking>;
     /// Tells VS Code that the URL step `elicitation_id` is complete.
     fn complete(&self, elicitation_id: &str);
 }
@@ -101,8 +109,8 @@ mod tests {
         fn route(&self) -> Route {
             self.0
         }
-        fn ask(&self, _: String, _: &'static str, _: Duration) -> AskFuture {
-            Box::pin(async { Asked::Declined })
+        fn ask(&self, _: String, _: &'static str, _: Duration) -> Option<Asking> {
+            None
         }
         fn complete(&self, _: &str) {}
     }

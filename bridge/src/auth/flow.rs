@@ -94,25 +94,25 @@ pub async fn run(
         let hidden = settings.hidden_env.clone();
         tokio::spawn(async move { opener::open(&start, &hidden).await })
     });
-    let mut ask: Option<AskFuture> = match (route, gate.port()) {
-        (Route::Elicit, Some(port)) => Some(port.ask(url.clone(), QUESTION, settings.timeout)),
+    let asking = match (route, gate.port()) {
+        (Route::Elicit, Some(port)) => port.ask(url.clone(), QUESTION, settings.timeout),
         _ => None,
     };
+    let elicited = asking.as_ref().map(|a| a.elicitation_id.clone());
+    let mut ask: Option<AskFuture> = asking.map(|a| a.answer);
     let wait = receiver.wait(expect, deadline);
     tokio::pin!(wait);
-    let mut elicited = None;
+    let mut accepted = false;
     let outcome = loop {
         tokio::select! {
             outcome = &mut wait => break outcome,
             asked = asked(&mut ask) => {
                 ask = None;
-                match asked {
-                    Asked::Accepted { elicitation_id } => elicited = Some(elicitation_id),
-                    Asked::Declined => {
-                        log::bridge(Level::Info, "The user declined the sign-in.");
-                        gate.start_cooldown();
-                        return Err(SignInError::Reauthorization(NoQuestion::Declined));
-                    }
+                accepted = asked == Asked::Accepted;
+                if asked == Asked::Declined {
+                    log::bridge(Level::Info, "The user declined the sign-in.");
+                    gate.start_cooldown();
+                    return Err(SignInError::Reauthorization(NoQuestion::Declined));
                 }
             }
         }
@@ -155,7 +155,12 @@ pub async fn run(
         Err(_) if asked_user => gate.start_cooldown(),
         Err(_) => {}
     }
-    if let (Some(id), Some(port)) = (elicited, gate.port()) {
+    // VS Code hides the URL once the step is over: after an accept on every exit path (as
+    // for the URL steps of the input rounds), and after a redirect that came before the answer
+    // (the user opened the URL of the sign-in line).
+    if (accepted || result.is_ok())
+        && let (Some(id), Some(port)) = (elicited, gate.port())
+    {
         port.complete(&id);
     }
     result

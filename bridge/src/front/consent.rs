@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::{Shared, State};
-use crate::auth::consent::{AskFuture, Asked, Consent, Route};
+use crate::auth::consent::{Asked, Asking, Consent, Route};
 use crate::input::answers::ClientAnswer;
 use crate::input::check::ClientCaps;
 use crate::log::{self, Level};
@@ -45,36 +45,28 @@ impl Consent for FrontConsent {
         if url { Route::Elicit } else { Route::NoConsent }
     }
 
-    fn ask(&self, url: String, message: &'static str, limit: Duration) -> AskFuture {
-        let shared = self.shared.upgrade();
-        Box::pin(async move {
-            let Some(shared) = shared else {
-                return Asked::Declined;
-            };
-            let elicitation_id = shared.elicitation_ids().next_id();
-            let params = json!({
-                "mode": "url",
-                "message": message,
-                "url": url,
-                "elicitationId": elicitation_id,
-            });
-            let pending =
-                shared
-                    .client_requests
-                    .send(&shared.outbox, "elicitation/create", Some(params));
-            log::bridge(
-                Level::Debug,
-                &format!(
-                    "sent elicitation/create to the client as request \"{}\" for a sign-in",
-                    pending.id
-                ),
-            );
+    fn ask(&self, url: String, message: &'static str, limit: Duration) -> Option<Asking> {
+        let shared = self.shared.upgrade()?;
+        let elicitation_id = shared.elicitation_ids().next_id();
+        let params = json!({
+            "mode": "url",
+            "message": message,
+            "url": url,
+            "elicitationId": elicitation_id,
+        });
+        let pending =
+            shared
+                .client_requests
+                .send(&shared.outbox, "elicitation/create", Some(params));
+        log::bridge(
+            Level::Debug,
+            &format!(
+                "sent elicitation/create to the client as request \"{}\" for a sign-in",
+                pending.id
+            ),
+        );
+        let answer = Box::pin(async move {
             let answer = tokio::time::timeout(limit, pending.answer).await;
-            let accepted = matches!(
-                &answer,
-                Ok(Ok(ClientAnswer::Result(result)))
-                    if result.get("action").and_then(|a| a.as_str()) == Some("accept")
-            );
             if answer.is_err() {
                 shared.client_requests.cancel(
                     &shared.outbox,
@@ -82,11 +74,18 @@ impl Consent for FrontConsent {
                     "the sign-in did not complete in time",
                 );
             }
-            if accepted {
-                Asked::Accepted { elicitation_id }
-            } else {
-                Asked::Declined
+            match answer {
+                Ok(Ok(ClientAnswer::Result(result)))
+                    if result.get("action").and_then(|a| a.as_str()) == Some("accept") =>
+                {
+                    Asked::Accepted
+                }
+                _ => Asked::Declined,
             }
+        });
+        Some(Asking {
+            elicitation_id,
+            answer,
         })
     }
 
