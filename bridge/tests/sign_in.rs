@@ -539,3 +539,33 @@ fn m4_discover_waits_for_the_sign_in_time_too() {
     assert_eq!(cause(&r), "sign_in_timeout", "{r}");
     b.close_and_expect_exit_0();
 }
+
+/// A request that VS Code cancels during its sign-in: no response, the question of the
+/// sign-in is withdrawn (`notifications/cancelled` for the bridge's request), the receiver
+/// is closed, and the next sign-in can listen on the same port.
+#[test]
+fn m4_a_cancelled_request_withdraws_its_sign_in_question() {
+    let fixture = oauth_fixture(&[]);
+    let port = free_port();
+    let mut b = bridge(&fixture.url, port, &["--no-browser"], &[]);
+    initialize_signing_in(&mut b);
+    b.send(&initialized());
+    b.send(&call(2, "guarded", json!({})));
+    let q = next_question(&mut b);
+    assert_eq!(q["method"], "elicitation/create", "{q}");
+    b.send(&json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}));
+    loop {
+        let f = b.next_frame(EXCHANGE);
+        assert_ne!(f["id"], 2, "a cancelled request gets no response: {f}");
+        if f["method"] == "notifications/cancelled" {
+            assert_eq!(f["params"]["requestId"], q["id"], "{f}");
+            break;
+        }
+    }
+    b.send(&call(3, "guarded", json!({})));
+    let q = next_question(&mut b);
+    b.send(&json!({"jsonrpc":"2.0","id":q["id"],"result":{"action":"accept"}}));
+    complete(q["params"]["url"].as_str().expect("url"));
+    assert!(b.response(3).get("result").is_some());
+    b.close_and_expect_exit_0();
+}

@@ -66,14 +66,19 @@ impl Consent for FrontConsent {
             ),
         );
         let answer = Box::pin(async move {
+            // A sign-in that ends without the answer (the request was cancelled, the redirect
+            // came first, stdin ended) withdraws the question.
+            // (An answered question has no entry any more: then the guard sends nothing.)
+            let mut guard = Withdraw {
+                shared: Arc::clone(&shared),
+                id: pending.id.clone(),
+                reason: "the sign-in ended",
+            };
             let answer = tokio::time::timeout(limit, pending.answer).await;
             if answer.is_err() {
-                shared.client_requests.cancel(
-                    &shared.outbox,
-                    &pending.id,
-                    "the sign-in did not complete in time",
-                );
+                guard.reason = "the sign-in did not complete in time";
             }
+            drop(guard);
             match answer {
                 Ok(Ok(ClientAnswer::Result(result)))
                     if result.get("action").and_then(|a| a.as_str()) == Some("accept") =>
@@ -93,5 +98,21 @@ impl Consent for FrontConsent {
         if let Some(shared) = self.shared.upgrade() {
             shared.elicitation_complete(elicitation_id);
         }
+    }
+}
+
+/// Withdraws an unanswered question of a sign-in when dropped: VS Code gets
+/// `notifications/cancelled` for it (nothing when it was answered).
+struct Withdraw {
+    shared: Arc<Shared>,
+    id: String,
+    reason: &'static str,
+}
+
+impl Drop for Withdraw {
+    fn drop(&mut self) {
+        self.shared
+            .client_requests
+            .cancel(&self.shared.outbox, &self.id, self.reason);
     }
 }
