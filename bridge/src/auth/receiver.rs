@@ -36,6 +36,10 @@ pub enum Outcome {
     StartReused,
     /// The sign-in did not complete in its time.
     TimedOut,
+    /// The redirect's `iss` (RFC 9207) is not the issuer of the sign-in, or is missing where
+    /// the authorization server said that it sends one: the answer may come from another
+    /// authorization server (a mix-up attack), so its code never goes to the token endpoint.
+    WrongIssuer,
 }
 
 /// What the receiver knows of one sign-in.
@@ -45,6 +49,30 @@ pub struct Expect {
     /// The token of the one-time start URL, and where it sends the browser; `None` when no
     /// browser is opened (`--no-browser`, or a URL elicitation to VS Code).
     pub start: Option<(String, String)>,
+    /// The `iss` that the redirect must carry (RFC 9207).
+    pub issuer: IssuerCheck,
+}
+
+/// RFC 9207 §2.4 for one sign-in: a redirect's `iss` must be the authorization server's
+/// `issuer` exactly as its metadata published it (a simple string comparison: no case
+/// folding, no final-slash or port normalization), and a redirect without `iss` is refused
+/// when the metadata says `authorization_response_iss_parameter_supported`.
+#[derive(Clone, Debug)]
+pub struct IssuerCheck {
+    pub issuer: String,
+    pub required: bool,
+}
+
+impl IssuerCheck {
+    /// Whether a redirect with this `iss` (or none) is from the issuer of the sign-in.
+    pub fn accepts(&self, iss: Option<&str>) -> bool {
+        match iss {
+            // Not a secret: the issuer is public, but the comparison costs nothing to keep
+            // free of early exits, like the others of the receiver.
+            Some(iss) => constant_time_eq(iss.as_bytes(), self.issuer.as_bytes()),
+            None => !self.required,
+        }
+    }
 }
 
 /// A bound receiver.
@@ -216,6 +244,14 @@ fn decide(
     if !state_ok {
         return (plain(400, "Bad Request"), None);
     }
+    // After the state (a request without the sign-in's state is not its answer and leaves the
+    // wait going on), before the code: an answer of the wrong issuer ends the sign-in (the
+    // reference client of the specification does so) and its code is dropped. An error
+    // answer is checked too: a mixed-up server must not end the sign-in with its error.
+    if !expect.issuer.accepts(get("iss")) {
+        served.claimed = true;
+        return (plain(400, "Bad Request"), Some(Outcome::WrongIssuer));
+    }
     let outcome = match (get("code"), get("error")) {
         (Some(code), None) if !code.is_empty() => Outcome::Code(code.to_owned()),
         (_, Some("access_denied")) => Outcome::Denied,
@@ -293,6 +329,10 @@ mod tests {
         Expect {
             state: "st4te".into(),
             start: start.then(|| ("t0ken".into(), "https://as.example/authorize?x=1".into())),
+            issuer: IssuerCheck {
+                issuer: "https://as.example".into(),
+                required: false,
+            },
         }
     }
 
@@ -351,6 +391,52 @@ mod tests {
     }
 
     #[test]
+    fn rfc_9207_the_iss_of_the_redirect_is_the_issuer_exactly() {
+        let with = |required: bool| Expect {
+            issuer: IssuerCheck {
+                issuer: "http://localhost:9".into(),
+                required,
+            },
+            ..expect(false)
+        };
+        let outcome = |e: &Expect, query: &str| {
+            let served = std::sync::Mutex::new(Served::default());
+            decide(&get(&format!("/callback?{query}")), e, &served)
+        };
+        let code = Some(Outcome::Code("c".into()));
+        for required in [false, true] {
+            let e = with(required);
+            let ok = outcome(&e, "code=c&state=st4te&iss=http%3A%2F%2Flocalhost%3A9");
+            assert_eq!((ok.0.status, ok.1), (200, code.clone()));
+            for wrong in [
+                "https%3A%2F%2Fevil.example",
+                "http%3A%2F%2Flocalhost%3A9%2F",
+                "",
+            ] {
+                let (r, o) = outcome(&e, &format!("code=c&state=st4te&iss={wrong}"));
+                assert_eq!((r.status, o), (400, Some(Outcome::WrongIssuer)), "{wrong}");
+            }
+            let (r, o) = outcome(&e, "error=access_denied&state=st4te&iss=https%3A%2F%2Fx");
+            assert_eq!((r.status, o), (400, Some(Outcome::WrongIssuer)));
+        }
+        assert_eq!(outcome(&with(false), "code=c&state=st4te").1, code);
+        assert_eq!(
+            outcome(&with(true), "code=c&state=st4te").1,
+            Some(Outcome::WrongIssuer),
+            "the server said that it sends iss"
+        );
+        let (r, o) = outcome(
+            &with(true),
+            "code=c&state=nope&iss=https%3A%2F%2Fevil.example",
+        );
+        assert_eq!(
+            (r.status, o),
+            (400, None),
+            "another state: not this sign-in's answer"
+        );
+    }
+
+    #[test]
     fn errors_of_the_authorization_server() {
         let e = expect(false);
         let served = std::sync::Mutex::new(Served::default());
@@ -389,6 +475,10 @@ mod tests {
                 "tok".into(),
                 format!("http://127.0.0.1:{port}/callback?code=abc&state=s"),
             )),
+            issuer: IssuerCheck {
+                issuer: "https://as.example".into(),
+                required: false,
+            },
         };
         let start = receiver.start_url("tok");
         let wait = tokio::spawn(receiver.wait(e, Instant::now() + Duration::from_secs(10)));

@@ -225,6 +225,8 @@ mod tests {
         let u = |s: &str| Url::parse(s).expect("url");
         Server {
             issuer: u("https://as.example"),
+            published_issuer: "https://as.example".into(),
+            iss_parameter_supported: false,
             authorization_endpoint: u("https://as.example/authorize"),
             token_endpoint: u("https://as.example/token"),
             registration_endpoint: None,
