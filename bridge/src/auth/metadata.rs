@@ -35,6 +35,9 @@ pub struct Server {
     /// `authorization_response_iss_parameter_supported` (RFC 9207 §3): a redirect without
     /// `iss` is then refused.
     pub iss_parameter_supported: bool,
+    /// `token_endpoint_auth_methods_supported` (empty when absent: RFC 8414 then means
+    /// `client_secret_basic`).
+    pub token_endpoint_auth_methods: Vec<String>,
     pub authorization_endpoint: Url,
     pub token_endpoint: Url,
     pub registration_endpoint: Option<Url>,
@@ -140,6 +143,7 @@ pub(crate) fn parse_server(doc: &Value, issuer: &Url) -> Result<Server, Failure>
             .get("authorization_response_iss_parameter_supported")
             .and_then(Value::as_bool)
             .unwrap_or(false),
+        token_endpoint_auth_methods: strings(doc, "token_endpoint_auth_methods_supported"),
         authorization_endpoint,
         token_endpoint,
         registration_endpoint: endpoint("registration_endpoint"),

@@ -86,7 +86,15 @@ impl Receiver {
     /// program has the port.
     pub fn bind(port: u16) -> io::Result<Receiver> {
         let socket = TcpSocket::new_v4()?;
-        // No SO_REUSEADDR: a second bridge with the same port must fail, not share it.
+        // The receiver closes each connection first, so the connections of an earlier sign-in
+        // on this port (a step-up, a second account) stay in TIME_WAIT for a minute, and
+        // without SO_REUSEADDR a POSIX bind fails on them with AddrInUse. On POSIX systems
+        // SO_REUSEADDR allows only that (the std and tokio listeners set it for this reason):
+        // a port where another socket listens still fails, so a second bridge never shares
+        // it. On Windows the option would let a socket take a port in use, so it stays off
+        // there (Windows binds over TIME_WAIT without it).
+        #[cfg(unix)]
+        socket.set_reuseaddr(true)?;
         socket.bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port)))?;
         let listener = socket.listen(16)?;
         let port = listener.local_addr()?.port();
@@ -493,6 +501,14 @@ mod tests {
         assert!(page.starts_with("HTTP/1.1 200 "), "{page}");
         assert!(!page.contains("abc"), "the code is never echoed");
         assert_eq!(wait.await.ok(), Some(Outcome::Code("abc".into())));
+        // The next sign-in (a step-up) binds the same port, over the connections that the
+        // receiver closed first (TIME_WAIT).
+        let again = Receiver::bind(port).expect("the port again after a sign-in");
+        assert!(
+            matches!(Receiver::bind(port), Err(e) if e.kind() == io::ErrorKind::AddrInUse),
+            "a listening receiver still keeps the port"
+        );
+        drop(again);
     }
 
     #[tokio::test]
