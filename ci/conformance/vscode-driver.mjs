@@ -54,6 +54,12 @@ const extra = [];
 if (auth) {
   extra.push('--token-store', 'memory', '--no-browser', '--redirect-port', String(await freePort()));
   extra.push('--sign-in-timeout', '30');
+  if (process.env.MCP_CONFORMANCE_SCENARIO === 'auth/basic-cimd') {
+    // The project publishes no client ID metadata document yet, so the bridge uses one only
+    // when --client-metadata-url names it (bridge/README.md); this scenario's authorization
+    // server expects the URL that the suite's own clients are configured with.
+    extra.push('--client-metadata-url', 'https://conformance-test.local/client-metadata.json');
+  }
   if (typeof context.client_id === 'string') {
     extra.push('--client-id', context.client_id);
     if (typeof context.issuer === 'string') extra.push('--client-issuer', context.issuer);

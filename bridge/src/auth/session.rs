@@ -161,6 +161,13 @@ impl Session {
         if step_up && !challenge.is_insufficient_scope() {
             return Err(SignInError::Forbidden(status));
         }
+        if !step_up && sent.is_some() {
+            // A token was refused: the protected resource metadata may name another
+            // authorization server now (SEP-2352), so discovery runs again. A client of that
+            // server must not go to another one; the stored client is reused only at the
+            // issuer that registered it (find_for).
+            inner.found = None;
+        }
         let can_refresh = inner
             .record
             .as_ref()
