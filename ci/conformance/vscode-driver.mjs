@@ -73,11 +73,13 @@ const child = spawn(bridge, [...extra, ...bridgeArgs, url], {
   stdio: ['pipe', 'pipe', auth ? 'pipe' : 'inherit'],
   env,
 });
+// A sign-in may take up to its --sign-in-timeout of 30 s before the bridge answers.
+const limit = auth ? 45 : 20;
 const deadline = setTimeout(() => {
-  log('timed out after 20 s');
+  log(`timed out after ${limit} s`);
   child.kill('SIGKILL');
   process.exit(1);
-}, 20_000);
+}, limit * 1000);
 child.on('exit', (code, signal) => log(`the bridge exited (${code ?? signal})`));
 
 /** The authorization URLs already followed: the sign-in line and a URL elicitation of the
