@@ -11,9 +11,10 @@ use tokio::time::Instant;
 use url::Url;
 
 use super::consent::{AskFuture, Asked, Gate, QUESTION, Route};
+use super::failure::Failure;
 use super::opener;
 use super::outcome::{NoQuestion, SignInError};
-use super::receiver::{Expect, Outcome, Receiver};
+use super::receiver::{Expect, IssuerCheck, Outcome, Receiver};
 use super::tokens::{Grant, Tokens};
 use crate::log::{self, Level};
 
@@ -91,6 +92,10 @@ pub async fn run(
     let expect = Expect {
         state: authorization.state.secret().clone(),
         start: start_token.clone().map(|t| (t, url.clone())),
+        issuer: IssuerCheck {
+            issuer: grant.server.published_issuer.clone(),
+            required: grant.server.iss_parameter_supported,
+        },
     };
     let opener = start_token.map(|token| {
         let start = receiver.start_url(&token);
@@ -126,6 +131,13 @@ pub async fn run(
             .exchange(http, code, authorization.verifier, scopes)
             .await
             .map_err(SignInError::Step),
+        Outcome::WrongIssuer => {
+            log::bridge(
+                Level::Warn,
+                "The answer of the sign-in did not name the authorization server of the upstream server (RFC 9207), thus the bridge did not use it.",
+            );
+            Err(SignInError::Step(Failure::WrongIssuer))
+        }
         Outcome::Denied => Err(SignInError::Denied),
         Outcome::AuthorizationError(code) => Err(SignInError::AuthorizationError(code)),
         Outcome::StartReused => {
@@ -185,10 +197,11 @@ fn sign_in_line(url: &str) {
 /// The authorization URL that the bridge hands on: https (http only to a loopback host, for
 /// local servers), no fragment, no user information, a state, and a bounded length.
 fn check_url(url: &Url) -> Result<(), SignInError> {
-    let loopback = matches!(
-        url.host(),
-        Some(url::Host::Ipv4(ip)) if ip.is_loopback()
-    ) || matches!(url.host(), Some(url::Host::Ipv6(ip)) if ip.is_loopback());
+    // The loopback rule of the URL form and of the metadata (`localhost` included), so that a
+    // local authorization server at http://localhost:<port> that discovery accepted is opened.
+    let loopback = url
+        .host()
+        .is_some_and(|h| crate::cli::url_rule::is_loopback(&h));
     let scheme_ok = url.scheme() == "https" || (url.scheme() == "http" && loopback);
     let has_state = url
         .query_pairs()
@@ -218,6 +231,9 @@ mod tests {
         let ok = |s: &str| check_url(&Url::parse(s).expect("url")).is_ok();
         assert!(ok("https://as.example/authorize?state=abc&x=1"));
         assert!(ok("http://127.0.0.1:9/authorize?state=abc"));
+        assert!(ok("http://localhost:9/authorize?state=abc"));
+        assert!(ok("http://[::1]:9/authorize?state=abc"));
+        assert!(!ok("http://localhost.example/authorize?state=abc"));
         assert!(
             !ok("http://as.example/authorize?state=abc"),
             "http elsewhere"

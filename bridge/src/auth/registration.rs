@@ -23,8 +23,9 @@ const MAX_ANSWER: usize = 64 << 10;
 pub enum TokenAuth {
     /// A public client (PKCE alone).
     None,
-    /// `client_secret_basic` with the secret of `MCP_BRIDGE_CLIENT_SECRET` or of the
-    /// registration.
+    /// A confidential client with the secret of `MCP_BRIDGE_CLIENT_SECRET` or of the
+    /// registration: `client_secret_basic`, or `client_secret_post` when the metadata of the
+    /// authorization server names that and not the other (see `tokens::secret_auth_type`).
     Basic(oauth2::ClientSecret),
 }
 
@@ -158,6 +159,9 @@ mod tests {
         let u = |s: &str| Url::parse(s).expect("url");
         Server {
             issuer: u("https://as.example"),
+            published_issuer: "https://as.example".into(),
+            iss_parameter_supported: false,
+            token_endpoint_auth_methods: vec![],
             authorization_endpoint: u("https://as.example/authorize"),
             token_endpoint: u("https://as.example/token"),
             registration_endpoint: registration.then(|| u("https://as.example/register")),

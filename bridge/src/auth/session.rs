@@ -175,6 +175,13 @@ impl Session {
         if step_up && !challenge.is_insufficient_scope() {
             return Err(SignInError::Forbidden(status));
         }
+        if !step_up && sent.is_some() {
+            // A token was refused: the protected resource metadata may name another
+            // authorization server now (SEP-2352), so discovery runs again. A client of that
+            // server must not go to another one; the stored client is reused only at the
+            // issuer that registered it (find_for).
+            inner.found = None;
+        }
         let can_refresh = inner
             .record
             .as_ref()
@@ -185,10 +192,13 @@ impl Session {
         if !interactive {
             return Err(SignInError::NeedsSignIn(status));
         }
-        let scopes = scopes_for(&inner, &challenge, step_up);
+        // Discovery before the scopes: without a scope in the challenge, a first sign-in asks
+        // for the `scopes_supported` of the protected resource metadata, which only discovery
+        // knows (the MCP specification's scope selection).
         self.find(&mut inner, &challenge)
             .await
             .map_err(SignInError::Step)?;
+        let scopes = scopes_for(&inner, &challenge, step_up);
         let Some(found) = inner.found.as_ref() else {
             return Err(SignInError::Step(Failure::RegistrationUnavailable));
         };
@@ -409,6 +419,38 @@ mod tests {
             scopes_for(&inner, &challenge, false),
             vec!["mcp:write", "mcp:read"],
             "a first sign-in asks for the challenge's scopes"
+        );
+    }
+
+    #[test]
+    fn without_a_scope_in_the_challenge_the_metadata_scopes_are_asked() {
+        let u = |s: &str| url::Url::parse(s).expect("url");
+        let inner = Inner {
+            record: None,
+            found: Some(Found {
+                resource: Resource {
+                    resource: "https://mcp.example/mcp".into(),
+                    authorization_servers: vec![u("https://as.example")],
+                    scopes_supported: vec!["mcp:read".into(), "mcp:write".into()],
+                },
+                server: crate::auth::metadata::parse_server(
+                    &serde_json::json!({"issuer":"https://as.example",
+                        "authorization_endpoint":"https://as.example/a",
+                        "token_endpoint":"https://as.example/t",
+                        "code_challenge_methods_supported":["S256"]}),
+                    &u("https://as.example"),
+                )
+                .expect("server"),
+                registration: Registration {
+                    client_id: "c".into(),
+                    auth: TokenAuth::None,
+                    dynamic: false,
+                },
+            }),
+        };
+        assert_eq!(
+            scopes_for(&inner, &Challenge::default(), false),
+            vec!["mcp:read", "mcp:write"]
         );
     }
 
