@@ -12,9 +12,9 @@ use std::process::Command;
 
 use serde_json::json;
 use support::https_fixture::ca_file;
-use support::oauth::{REMOVED, free_port, oauth_fixture, sign_in_urls};
+use support::oauth::{bridge, free_port, oauth_fixture, sign_in_urls};
 use support::skip::skip;
-use support::{Bridge, call, vscode_initialize};
+use support::{call, vscode_initialize};
 
 /// The first `name` on `PATH`.
 fn on_path(name: &str) -> Option<PathBuf> {
@@ -84,21 +84,14 @@ fn m6_headless_chromium_as_browser_completes_the_sign_in() {
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("mode");
     }
     let fixture = oauth_fixture(&[]);
-    let port = free_port().to_string();
-    let ca = ca_file();
+    let port = free_port();
     let script = script.to_string_lossy().into_owned();
-    let args = [
-        "--ca-file",
-        ca.as_str(),
-        "--token-store",
-        "memory",
-        "--redirect-port",
-        port.as_str(),
-        "--sign-in-timeout",
-        "60",
-        fixture.url.as_str(),
-    ];
-    let mut b = Bridge::start_with_env_removed(&args, &[("BROWSER", script.as_str())], &REMOVED);
+    let mut b = bridge(
+        &fixture.url,
+        port,
+        &["--sign-in-timeout", "60"],
+        &[("BROWSER", script.as_str())],
+    );
     let r = b.exchange(&vscode_initialize(1));
     assert!(
         r.get("result").is_some(),

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use support::oauth::{
-    SIGN_IN, bridge, browse, browser_script, complete, counters, free_port, get,
+    SIGN_IN, bridge, browse, browser_script, complete, counters, forget_clients, free_port, get,
     initialize_signing_in, oauth_fixture, sign_in_urls, wait_sign_in,
 };
 use support::{Bridge, EXCHANGE, call, request, vscode_initialize};
@@ -363,7 +363,7 @@ fn m4_a_forgotten_client_registers_again_at_the_next_sign_in() {
     let mut b = bridge(&fixture.url, free_port(), &["--no-browser"], &[]);
     initialize_signing_in(&mut b);
     b.send(&initialized());
-    forget_clients(fixture.port);
+    forget_clients(&fixture);
     let r = b.exchange(&call(2, "add", json!({"a": 1, "b": 2})));
     assert_eq!(r["result"]["content"][0]["text"], "3", "{r}");
     b.expect_line(|l| {
@@ -394,7 +394,7 @@ fn m4_a_forgotten_client_without_refresh_ends_at_the_time_limit_naming_logout() 
     );
     initialize_signing_in(&mut b);
     b.send(&initialized());
-    forget_clients(fixture.port);
+    forget_clients(&fixture);
     b.send(&call(2, "guarded", json!({})));
     let q = next_question(&mut b);
     b.send(&json!({"jsonrpc":"2.0","id":q["id"],"result":{"action":"accept"}}));
@@ -413,29 +413,6 @@ fn m4_a_forgotten_client_without_refresh_ends_at_the_time_limit_naming_logout() 
 
 /// Arguments, environment, and the `client_id` of the authorization URL.
 type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
-
-fn forget_clients(port: u16) {
-    mcp_bridge_vscode::upstream::http::install_crypto_provider();
-    let pem = std::fs::read(support::https_fixture::ca_file()).expect("ca");
-    let ca = reqwest::Certificate::from_pem(&pem).expect("pem");
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    runtime.block_on(async {
-        let client = reqwest::Client::builder()
-            .add_root_certificate(ca)
-            .no_proxy()
-            .build()
-            .expect("client");
-        let r = client
-            .post(format!("https://127.0.0.1:{port}/fixture/forget-clients"))
-            .send()
-            .await
-            .expect("forget");
-        assert_eq!(r.status().as_u16(), 204);
-    });
-}
 
 /// Registration in the contract's order: each pre-registered client (the confidential one
 /// with `MCP_BRIDGE_CLIENT_SECRET` and `--client-issuer`), a client ID metadata document, and

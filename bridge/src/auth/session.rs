@@ -44,6 +44,17 @@ struct Found {
     registration: Registration,
 }
 
+impl Found {
+    fn grant<'a>(&'a self, redirect_uri: &'a str) -> Grant<'a> {
+        Grant {
+            server: &self.server,
+            registration: &self.registration,
+            redirect_uri,
+            resource: &self.resource.resource,
+        }
+    }
+}
+
 #[derive(Default)]
 struct Inner {
     record: Option<Record>,
@@ -203,12 +214,7 @@ impl Session {
             return Err(SignInError::Step(Failure::RegistrationUnavailable));
         };
         let redirect = super::identity::redirect_uri(self.opts.settings.redirect_port);
-        let grant = Grant {
-            server: &found.server,
-            registration: &found.registration,
-            redirect_uri: &redirect,
-            resource: &found.resource.resource,
-        };
+        let grant = found.grant(&redirect);
         self.began.send_modify(|n| *n += 1);
         let tokens =
             flow::run(&self.http, &grant, &scopes, &self.gate, &self.opts.settings).await?;
@@ -233,12 +239,7 @@ impl Session {
             return Err(Failure::RegistrationUnavailable);
         };
         let redirect = super::identity::redirect_uri(self.opts.settings.redirect_port);
-        let grant = Grant {
-            server: &found.server,
-            registration: &found.registration,
-            redirect_uri: &redirect,
-            resource: &found.resource.resource,
-        };
+        let grant = found.grant(&redirect);
         let tokens = grant
             .refresh(&self.http, &RefreshToken::new(refresh), &record.scopes)
             .await;

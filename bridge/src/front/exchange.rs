@@ -13,8 +13,8 @@ use tokio::time::Instant;
 use super::Shared;
 use super::inflight::{REASON_TIMEOUT, Slot};
 use crate::log::{self, Level};
-use crate::upstream::UpstreamError;
 use crate::upstream::client::{CallEvent, RequestOptions, UpstreamClient};
+use crate::upstream::{UpstreamError, next_change};
 
 /// The first "still waiting" line comes after 10 s, then one every 30 s.
 pub const FIRST_NOTE: Duration = Duration::from_secs(10);
@@ -86,7 +86,7 @@ pub(crate) async fn exchange(shared: &Shared, slot: &Slot, request: Upstream<'_>
                 }
                 CallEvent::Done(result) => break Exchange::Done(result),
             },
-            _ = sign_in_began(&mut began) => {
+            _ = next_change(&mut began) => {
                 // The time of the sign-in comes on top, once.
                 began = None;
                 deadline += extra;
@@ -123,16 +123,4 @@ pub(crate) async fn exchange(shared: &Shared, slot: &Slot, request: Upstream<'_>
         );
     }
     outcome
-}
-
-/// The next sign-in that begins (never without a sign-in).
-async fn sign_in_began(began: &mut Option<watch::Receiver<u64>>) {
-    match began {
-        Some(rx) => {
-            if rx.changed().await.is_err() {
-                std::future::pending::<()>().await;
-            }
-        }
-        None => std::future::pending().await,
-    }
 }

@@ -162,3 +162,16 @@ impl fmt::Display for UpstreamError {
         }
     }
 }
+
+/// M4: the next change of a sign-in counter ([`Transport::sign_ins`],
+/// [`Transport::sign_in_wait`]); never without one, or after its sender is gone.
+pub async fn next_change(counter: &mut Option<watch::Receiver<u64>>) {
+    match counter {
+        Some(rx) => {
+            if rx.changed().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
+        None => std::future::pending().await,
+    }
+}

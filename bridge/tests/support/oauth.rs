@@ -17,18 +17,8 @@ use super::{Bridge, EXCHANGE, fixture_bin};
 /// The prefix of the sign-in line.
 pub const SIGN_IN: &str = "mcp-bridge-vscode: sign in at ";
 
-/// The variables of the machine that would send the requests elsewhere.
-pub const REMOVED: [&str; 9] = [
-    "HTTPS_PROXY",
-    "https_proxy",
-    "ALL_PROXY",
-    "all_proxy",
-    "NO_PROXY",
-    "no_proxy",
-    "BROWSER",
-    "SANDBOX_RUNTIME",
-    "MCP_BRIDGE_CLIENT_SECRET",
-];
+/// The variables of the machine that would send the requests elsewhere or change a sign-in.
+pub use super::MACHINE_VARS as REMOVED;
 
 /// The fixture as its own authorization server, with more options.
 pub fn oauth_fixture(extra: &[&str]) -> HttpsFixture {
@@ -146,12 +136,14 @@ pub fn get(url: &str) -> (u16, Option<String>) {
     (status, location)
 }
 
-/// The counters of the fixture (`GET /fixture/counters`).
-pub fn counters(fixture: &HttpsFixture) -> Value {
+/// A request to the fixture's own endpoints over HTTPS with the test CA: the status and the
+/// body.
+pub fn fixture_request(fixture_port: u16, method: &str, path: &str) -> (u16, Vec<u8>) {
     mcp_bridge_vscode::upstream::http::install_crypto_provider();
     let pem = std::fs::read(ca_file()).expect("ca");
     let ca = reqwest::Certificate::from_pem(&pem).expect("ca pem");
-    let url = format!("https://127.0.0.1:{}/fixture/counters", fixture.port);
+    let url = format!("https://127.0.0.1:{fixture_port}{path}");
+    let method = reqwest::Method::from_bytes(method.as_bytes()).expect("method");
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -162,16 +154,22 @@ pub fn counters(fixture: &HttpsFixture) -> Value {
             .no_proxy()
             .build()
             .expect("client");
-        let body = client
-            .get(url)
-            .send()
-            .await
-            .expect("counters")
-            .bytes()
-            .await
-            .expect("body");
-        serde_json::from_slice(&body).expect("json")
+        let response = client.request(method, url).send().await.expect("request");
+        let status = response.status().as_u16();
+        (status, response.bytes().await.expect("body").to_vec())
     })
+}
+
+/// The counters of the fixture (`GET /fixture/counters`).
+pub fn counters(fixture: &HttpsFixture) -> Value {
+    let (_, body) = fixture_request(fixture.port, "GET", "/fixture/counters");
+    serde_json::from_slice(&body).expect("json")
+}
+
+/// `POST /fixture/forget-clients`: the authorization server forgets the registered clients.
+pub fn forget_clients(fixture: &HttpsFixture) {
+    let (status, _) = fixture_request(fixture.port, "POST", "/fixture/forget-clients");
+    assert_eq!(status, 204);
 }
 
 /// A `$BROWSER` script in `dir` that records its arguments (one per line) and the names of

@@ -203,7 +203,7 @@ pub(super) async fn run(
                 owner.open_current(Purpose::AfterLoss, false);
             }
             Some(command) = commands.recv(), if owner.pending.is_none() => owner.change(command),
-            _ = signed_in(&mut owner.sign_ins), if owner.after_sign_in => {
+            _ = crate::upstream::next_change(&mut owner.sign_ins), if owner.after_sign_in => {
                 owner.after_sign_in = false;
                 log_line(&backoff::sign_in_completed());
                 owner.open_current(Purpose::AfterLoss, false);
@@ -214,18 +214,6 @@ pub(super) async fn run(
         }
     }
     owner.cancel_all(reason::CLIENT_CLOSED);
-}
-
-/// The next completed sign-in (never without a sign-in).
-async fn signed_in(sign_ins: &mut Option<watch::Receiver<u64>>) {
-    match sign_ins {
-        Some(rx) => {
-            if rx.changed().await.is_err() {
-                std::future::pending::<()>().await;
-            }
-        }
-        None => std::future::pending().await,
-    }
 }
 
 async fn sleep_until(at: Option<Instant>) {
