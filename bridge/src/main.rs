@@ -1,12 +1,14 @@
 //! Entry point of `mcp-bridge-vscode`: exit codes only. 0: stdin ended (also after the
 //! watchdog); 1: the upstream command stopped, or an internal error; 2: the arguments are
-//! not valid, or a variable of `--header-env` is not set.
+//! not valid, a variable of `--header-env` is not set, or the token store does not open.
+//! `logout` as the first argument runs [`mcp_bridge_vscode::logout`] (its own exit codes).
 
 use std::ffi::OsString;
 use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
 
+use mcp_bridge_vscode::auth::store;
 use mcp_bridge_vscode::cli::{self, Command, USAGE, UrlTarget};
 use mcp_bridge_vscode::front::{self, Hooks, Outcome};
 use mcp_bridge_vscode::log::{self, Level};
@@ -20,6 +22,9 @@ fn main() {
     // Every line is a tracing event; this layer writes the contract's line format to stderr.
     log::install();
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    if args.first().is_some_and(|a| a == "logout") {
+        std::process::exit(mcp_bridge_vscode::logout::main(&args[1..]));
+    }
     let options = match cli::parse(&args) {
         Ok(Command::Serve(options)) => options,
         Ok(Command::Help) => exit_printing(&mut std::io::stdout(), USAGE, 0),
@@ -119,12 +124,35 @@ fn url_target(target: UrlTarget) -> Target {
             std::process::exit(2);
         }
     };
+    if !cli::headers::has_authorization(&target.headers) {
+        // The store of the sign-in opens at the start: an explicit store that does not open
+        // is an error before VS Code gets an answer (exit 2). The sign-in takes it from here.
+        let _store = token_store(&target.sign_in);
+    }
     Target::Url(Arc::new(HttpOptions {
         url: target.url,
         headers,
         max_response_bytes: target.max_response_bytes,
         extra_roots,
     }))
+}
+
+/// The store of `--token-store` and its start-up line; exit 2 with the cause when it does not
+/// open (the contract's "Token storage" and exit codes).
+fn token_store(sign_in: &cli::SignInOptions) -> store::Opened {
+    match store::open(sign_in.token_store, sign_in.token_key_file.as_deref()) {
+        Ok(opened) => {
+            log::bridge(Level::Info, &opened.line);
+            opened
+        }
+        Err(error) => {
+            log::vscode(
+                Level::Err,
+                &format!("the token store did not open: {error}"),
+            );
+            std::process::exit(2);
+        }
+    }
 }
 
 fn exit_printing(out: &mut dyn Write, text: &str, code: i32) -> ! {
