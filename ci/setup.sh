@@ -13,3 +13,9 @@ if ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-mingw-w64-x86-64-posix >/dev/null
 fi
+# The keychain tests (ci/keychain-tests.sh) need a real Secret Service in a D-Bus session.
+if ! command -v gnome-keyring-daemon >/dev/null || ! command -v dbus-run-session >/dev/null; then
+  echo "setup: installing Debian's gnome-keyring and dbus for the keychain tests" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gnome-keyring dbus >/dev/null
+fi
