@@ -19,6 +19,9 @@ use support::https_fixture::{HttpsFixture, ca_file};
 
 const KEY: &str = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
 const URL: &str = "https://127.0.0.1:9/mcp";
+/// The access token of the records that the tests store (a planted secret of ci/sweep.sh).
+const TOKEN: &str = "PLANTED-STORED-TOKEN-r2Kd5";
+static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 struct State {
     tmp: tempfile::TempDir,
@@ -60,6 +63,20 @@ impl State {
         } = command.output().expect("the bridge runs");
         let stderr = String::from_utf8_lossy(&stderr).into_owned();
         assert!(!stderr.contains(KEY), "the key on stderr: {stderr}");
+        assert!(
+            !stderr.contains(TOKEN),
+            "a stored token on stderr: {stderr}"
+        );
+        // The secret sweep of CI (ci/sweep.sh) also searches these; the key and the stored
+        // token are among its planted secrets.
+        if let Some(dir) = std::env::var_os("MCP_STDERR_DIR") {
+            let name = format!(
+                "stores-{}-{}.stderr",
+                std::process::id(),
+                RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+            );
+            let _ = std::fs::write(Path::new(&dir).join(name), &stderr);
+        }
         (
             status.code().unwrap_or(-1),
             String::from_utf8_lossy(&stdout).into_owned(),
@@ -96,8 +113,8 @@ fn record(token: &str) -> Record {
         resource: URL.into(),
         client_id: "client".into(),
         registered_secret: None,
-        access_token: token.into(),
-        refresh_token: None,
+        access_token: format!("{TOKEN}-{token}"),
+        refresh_token: Some(format!("{TOKEN}-refresh")),
         expires_at: None,
         scopes: vec![],
     }
