@@ -8,7 +8,7 @@ use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
 
-use mcp_bridge_vscode::auth::store;
+use mcp_bridge_vscode::auth::start::session_for;
 use mcp_bridge_vscode::cli::{self, Command, USAGE, UrlTarget};
 use mcp_bridge_vscode::front::{self, Hooks, Outcome};
 use mcp_bridge_vscode::log::{self, Level};
@@ -124,35 +124,21 @@ fn url_target(target: UrlTarget) -> Target {
             std::process::exit(2);
         }
     };
-    if !cli::headers::has_authorization(&target.headers) {
-        // The store of the sign-in opens at the start: an explicit store that does not open
-        // is an error before VS Code gets an answer (exit 2). The sign-in takes it from here.
-        let _store = token_store(&target.sign_in);
-    }
-    Target::Url(Arc::new(HttpOptions {
-        url: target.url,
+    let mut http = HttpOptions {
+        url: target.url.clone(),
         headers,
         max_response_bytes: target.max_response_bytes,
         extra_roots,
-    }))
-}
-
-/// The store of `--token-store` and its start-up line; exit 2 with the cause when it does not
-/// open (the contract's "Token storage" and exit codes).
-fn token_store(sign_in: &cli::SignInOptions) -> store::Opened {
-    match store::open(sign_in.token_store, sign_in.token_key_file.as_deref()) {
-        Ok(opened) => {
-            log::bridge(Level::Info, &opened.line);
-            opened
-        }
+        sign_in: None,
+    };
+    http.sign_in = match session_for(&target.url, &target.headers, &target.sign_in, &http) {
+        Ok(session) => session,
         Err(error) => {
-            log::vscode(
-                Level::Err,
-                &format!("the token store did not open: {error}"),
-            );
+            log::vscode(Level::Err, &error.to_string());
             std::process::exit(2);
         }
-    }
+    };
+    Target::Url(Arc::new(http))
 }
 
 fn exit_printing(out: &mut dyn Write, text: &str, code: i32) -> ! {

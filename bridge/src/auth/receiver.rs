@@ -58,7 +58,12 @@ impl Receiver {
     /// program has the port.
     pub fn bind(port: u16) -> io::Result<Receiver> {
         let socket = TcpSocket::new_v4()?;
-        // No SO_REUSEADDR: a second bridge with the same port must fail, not share it.
+        // On POSIX, SO_REUSEADDR lets a later sign-in bind the port while connections of the
+        // last one wait in TIME_WAIT; a port on which another program listens still fails
+        // (without SO_REUSEPORT no two sockets listen on one address). On Windows the option
+        // would let another program take the port, so it stays off there.
+        #[cfg(unix)]
+        socket.set_reuseaddr(true)?;
         socket.bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port)))?;
         let listener = socket.listen(16)?;
         let port = listener.local_addr()?.port();

@@ -247,3 +247,34 @@ mod tests {
         assert!(parse_registration(&json!({})).is_err());
     }
 }
+
+#[cfg(test)]
+mod document_tests {
+    use super::*;
+
+    /// The client ID metadata document that the repository ships (bridge/client-metadata/):
+    /// a public native client whose only redirect URI is the default one, and whose metadata
+    /// are those of the dynamic registration, so that both ways give the same client.
+    #[test]
+    fn m4_the_shipped_client_metadata_document_matches_the_registration() {
+        let text = include_str!("../../client-metadata/client.json");
+        let doc: Value = serde_json::from_str(text).expect("json");
+        let registration = registration_request("http://127.0.0.1:41894/callback");
+        for key in [
+            "client_name",
+            "redirect_uris",
+            "grant_types",
+            "response_types",
+            "token_endpoint_auth_method",
+            "application_type",
+        ] {
+            assert_eq!(doc[key], registration[key], "{key}");
+        }
+        let id = doc["client_id"].as_str().expect("client_id");
+        assert!(
+            id.starts_with("https://") && id.ends_with("/client.json"),
+            "{id}"
+        );
+        assert!(doc.get("client_secret").is_none());
+    }
+}

@@ -114,7 +114,7 @@ impl Grant<'_> {
         asked: &[String],
     ) -> Result<Tokens, Failure> {
         let client = self.client()?;
-        let send = |request: HttpRequest| send(http, request);
+        let send = sender(http);
         let answer = client
             .exchange_code(AuthorizationCode::new(code))
             .set_pkce_verifier(verifier)
@@ -134,7 +134,7 @@ impl Grant<'_> {
         asked: &[String],
     ) -> Result<Tokens, Failure> {
         let client = self.client()?;
-        let send = |request: HttpRequest| send(http, request);
+        let send = sender(http);
         let answer = client
             .exchange_refresh_token(refresh)
             .add_extra_param("resource", self.resource)
@@ -178,6 +178,22 @@ fn refused<E: std::error::Error>(
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct HttpError(String);
+
+/// The HTTP client of the `oauth2` crate: each request's future owns a handle of the client,
+/// so that the grant can run on a spawned task.
+fn sender(
+    http: &reqwest::Client,
+) -> impl Fn(
+    HttpRequest,
+) -> std::pin::Pin<Box<dyn Future<Output = Result<HttpResponse, HttpError>> + Send>>
++ Send
++ Sync {
+    let http = http.clone();
+    move |request| {
+        let http = http.clone();
+        Box::pin(async move { send(&http, request).await })
+    }
+}
 
 /// One request of the `oauth2` crate on the bridge's reqwest client (its proxies, its CAs).
 async fn send(http: &reqwest::Client, request: HttpRequest) -> Result<HttpResponse, HttpError> {

@@ -15,6 +15,7 @@ use crate::translate::errors::{self, error_object, format_limit};
 use crate::translate::icons::keep_data_icons;
 use crate::translate::initialize::{InitializeParams, initialize_result, upstream_capabilities};
 use crate::translate::shape::{ResultKind, result_kind};
+use crate::translate::sign_in::sign_in_error;
 use crate::upstream::client::{RequestOptions, UpstreamClient};
 use crate::upstream::connect::{ConnectOptions, connect};
 use crate::upstream::envelope::{Envelope, PROTOCOL_VERSION};
@@ -69,7 +70,12 @@ pub(crate) async fn run_initialize(
         log_level: shared.log_level(),
         ..Default::default()
     };
-    let timeout = shared.opts.discover_timeout;
+    // M4: a sign-in can start during server/discover; the wait then includes its time.
+    let timeout = shared.opts.discover_timeout
+        + client
+            .transport()
+            .sign_in_wait()
+            .unwrap_or(std::time::Duration::ZERO);
     let discover = |round| Upstream {
         client: &client,
         method: "server/discover",
@@ -103,6 +109,17 @@ pub(crate) async fn run_initialize(
                 e.get("code").unwrap_or(&Value::Null)
             );
             (Some(e), detail)
+        }
+        Exchange::Done(Err(UpstreamError::SignIn(e))) => {
+            log::bridge(
+                Level::Warn,
+                &format!("server/discover failed: the sign-in failed ({e})"),
+            );
+            if shared.revert(generation) {
+                shared.retire(client);
+            }
+            shared.respond(&slot, Err(sign_in_error(&e)));
+            return;
         }
         Exchange::Done(Err(UpstreamError::HttpStatus(status))) => (
             None,

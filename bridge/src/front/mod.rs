@@ -11,6 +11,7 @@
 //! listen stream (M3), [`stop`] the two stop sequences.
 
 pub mod client_requests;
+mod consent;
 mod dispatch;
 pub mod exchange;
 pub mod inflight;
@@ -93,7 +94,13 @@ where
         events: events_tx,
         upstream_pid: Arc::clone(&hooks.upstream_pid),
         listener: listener::Listener::default(),
+        initialized: std::sync::atomic::AtomicBool::new(false),
     });
+    if let Target::Url(http) = &shared.opts.upstream
+        && let Some(session) = &http.sign_in
+    {
+        session.gate().attach(consent::FrontConsent::new(&shared));
+    }
     let lines = spawn_reader(input, shared.opts.max_line_bytes);
     let mut lines = lines;
     let outcome = loop {

@@ -23,6 +23,7 @@ use crate::translate::forward::{ForwardKind, forward_params};
 use crate::translate::icons::keep_data_icons;
 use crate::translate::schema::FixKind;
 use crate::translate::shape::{ResultKind, result_kind, shape_result};
+use crate::translate::sign_in::sign_in_error;
 use crate::upstream::UpstreamError;
 use crate::upstream::client::{RequestOptions, UpstreamClient};
 
@@ -40,6 +41,7 @@ pub fn error_of(error: UpstreamError) -> Value {
             Cause::InvalidResponse,
             Some(&format!("HTTP status {status}")),
         ),
+        UpstreamError::SignIn(e) => sign_in_error(&e),
     }
 }
 

@@ -50,6 +50,8 @@ pub(crate) struct Shared {
     pub(crate) upstream_pid: Arc<AtomicU32>,
     /// M3: the listen stream and the subscriptions.
     pub(crate) listener: listener::Listener,
+    /// VS Code sent `notifications/initialized`: a sign-in from now on asks VS Code (M4).
+    pub(crate) initialized: std::sync::atomic::AtomicBool,
 }
 
 impl Shared {

@@ -183,6 +183,8 @@ fn resource_metadata(url: &Url, extra_roots: Vec<reqwest::Certificate>) -> Metad
             headers: Vec::new(),
             max_response_bytes: 1 << 20,
             extra_roots,
+            // logout reads only the metadata of the resource: no sign-in.
+            sign_in: None,
         };
         let client = match build_client(&options) {
             Ok(client) => client,

@@ -110,6 +110,16 @@ pub trait Transport: Send + Sync + 'static {
     /// can learn from it what later calls need (HTTP: the parameters of `x-mcp-header`), and
     /// leave out tools that it cannot call.
     fn tools_listed(&self, _result: &mut Value) {}
+    /// M4: changes after each completed sign-in (a listen stream refused with 401/403 opens
+    /// again then); `None` for a transport without a sign-in.
+    fn sign_ins(&self) -> Option<watch::Receiver<u64>> {
+        None
+    }
+    /// M4: the sign-in time limit when a sign-in can start now (`server/discover` then waits
+    /// `--discover-timeout` plus this).
+    fn sign_in_wait(&self) -> Option<std::time::Duration> {
+        None
+    }
 }
 
 /// Why an upstream request failed (the front maps each to the error table).
@@ -128,6 +138,8 @@ pub enum UpstreamError {
     TransportFailed(String),
     /// An HTTP status without a JSON-RPC answer.
     HttpStatus(u16),
+    /// M4: the sign-in that a 401 or 403 needed did not complete.
+    SignIn(crate::auth::outcome::SignInError),
 }
 
 impl fmt::Display for UpstreamError {
@@ -145,6 +157,7 @@ impl fmt::Display for UpstreamError {
             UpstreamError::Ended => write!(f, "the upstream server cancelled the request"),
             UpstreamError::TransportFailed(why) => write!(f, "the connection failed ({why})"),
             UpstreamError::HttpStatus(status) => write!(f, "HTTP status {status}"),
+            UpstreamError::SignIn(e) => write!(f, "the sign-in failed ({e})"),
         }
     }
 }

@@ -8,6 +8,7 @@
 pub mod faults;
 pub mod http_peers;
 pub mod https_fixture;
+pub mod oauth;
 pub mod proxy;
 pub mod skip;
 pub mod url_upstreams;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
 use super::{Command, Entry};
@@ -154,6 +154,7 @@ fn change_error(ending: &Ending) -> Value {
         Err(UpstreamError::TransportFailed(_)) => {
             error_object(Cause::TransportFailed, Some(DETAIL))
         }
+        Err(UpstreamError::SignIn(e)) => crate::translate::sign_in::sign_in_error(e),
         Ok(_) | Err(UpstreamError::InvalidResponse(_) | UpstreamError::HttpStatus(_)) => {
             error_object(Cause::InvalidResponse, Some(DETAIL))
         }
@@ -182,7 +183,10 @@ pub(super) async fn run(
         pending: None,
         retry_at: None,
         backoff: Backoff::new(),
+        sign_ins: None,
+        after_sign_in: false,
     };
+    owner.sign_ins = owner.upstream.transport().sign_ins();
     owner.open_current(Purpose::Start, true);
     let stop = shared.listener.stop.clone();
     loop {
@@ -199,12 +203,29 @@ pub(super) async fn run(
                 owner.open_current(Purpose::AfterLoss, false);
             }
             Some(command) = commands.recv(), if owner.pending.is_none() => owner.change(command),
+            _ = signed_in(&mut owner.sign_ins), if owner.after_sign_in => {
+                owner.after_sign_in = false;
+                log_line(&backoff::sign_in_completed());
+                owner.open_current(Purpose::AfterLoss, false);
+            }
         }
         if owner.upstream.is_closed() && owner.current.is_none() && owner.pending.is_none() {
             break;
         }
     }
     owner.cancel_all(reason::CLIENT_CLOSED);
+}
+
+/// The next completed sign-in (never without a sign-in).
+async fn signed_in(sign_ins: &mut Option<watch::Receiver<u64>>) {
+    match sign_ins {
+        Some(rx) => {
+            if rx.changed().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
+        None => std::future::pending().await,
+    }
 }
 
 async fn sleep_until(at: Option<Instant>) {
@@ -221,6 +242,10 @@ struct Owner {
     pending: Option<Live>,
     retry_at: Option<Instant>,
     backoff: Backoff,
+    /// M4: the count of completed sign-ins of the URL form.
+    sign_ins: Option<watch::Receiver<u64>>,
+    /// The stream was refused with 401/403: the next sign-in opens it again.
+    after_sign_in: bool,
 }
 
 impl Owner {
@@ -308,7 +333,11 @@ impl Owner {
             return;
         };
         let (lived, _) = forget(&self.shared, live.uid);
-        self.decide(&stream_end(&ending), lived);
+        let mut end = stream_end(&ending);
+        if let StreamEnd::HttpStatus { sign_in, .. } = &mut end {
+            *sign_in = self.sign_ins.is_some();
+        }
+        self.decide(&end, lived);
     }
 
     /// The decision after the end of the current stream, with its log line.
@@ -322,6 +351,13 @@ impl Owner {
             // A refusal stops the list changes until the next subscription change.
             Next::AfterSignIn | Next::Stop => None,
         };
+        if decision.next == Next::AfterSignIn
+            && let Some(rx) = &mut self.sign_ins
+        {
+            // Only a sign-in after this refusal counts.
+            rx.mark_unchanged();
+            self.after_sign_in = true;
+        }
     }
 
     /// O7: one subscription change.
