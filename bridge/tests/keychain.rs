@@ -27,7 +27,7 @@ fn record(token: &str) -> Record {
     }
 }
 
-fn bridge(args: &[&str]) -> std::process::Output {
+fn bridge_command(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"))
         .args(args)
         .env_remove("DISPLAY")
@@ -90,7 +90,7 @@ fn the_keychain_store_against_the_secret_service() {
     assert_eq!(store.load(&key), Ok(Some(record("small"))));
 
     // Step 3: the executable names the keychain, and logout finds the sign-in in the index.
-    let out = bridge(&["--token-store", "keychain", "https://127.0.0.1:9/mcp"]);
+    let out = bridge_command(&["--token-store", "keychain", "https://127.0.0.1:9/mcp"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains(&format!(
@@ -102,7 +102,7 @@ fn the_keychain_store_against_the_secret_service() {
     store
         .save(&storage_key(logout_url, "default", 41894), &record("x"))
         .expect("save");
-    let out = bridge(&["logout", "--token-store", "keychain", logout_url]);
+    let out = bridge_command(&["logout", "--token-store", "keychain", logout_url]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(
@@ -113,7 +113,7 @@ fn the_keychain_store_against_the_secret_service() {
         store.load(&storage_key(logout_url, "default", 41894)),
         Ok(None)
     );
-    let out = bridge(&["logout", "--all", "--token-store", "keychain"]);
+    let out = bridge_command(&["logout", "--all", "--token-store", "keychain"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(
@@ -126,16 +126,20 @@ fn the_keychain_store_against_the_secret_service() {
         users_now()
     );
 
-    // Step 4: a locked collection without a display is an error, never an unlock prompt.
+    // Step 4: with the sign-in, a second start reuses the token from the keychain without a
+    // sign-in line, and logout makes the next start sign in again.
+    sign_in_with_the_keychain();
+
+    // Step 5: a locked collection without a display is an error, never an unlock prompt.
     lock_default_collection();
-    let out = bridge(&["--token-store", "keychain", "https://127.0.0.1:9/mcp"]);
+    let out = bridge_command(&["--token-store", "keychain", "https://127.0.0.1:9/mcp"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
         stderr.contains("mcp-bridge-vscode: vscode: error: the token store did not open: the keychain is locked, and without a display"),
         "{stderr}"
     );
-    let out = bridge(&["https://127.0.0.1:9/mcp"]);
+    let out = bridge_command(&["https://127.0.0.1:9/mcp"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
         out.status.code(),
@@ -147,6 +151,66 @@ fn the_keychain_store_against_the_secret_service() {
             "the tokens stay in memory: the keychain is not available (the keychain is locked"
         ),
         "{stderr}"
+    );
+}
+
+/// The bridge with `--token-store keychain` in front of the fixture's authorization server.
+#[cfg(all(unix, not(target_os = "macos")))]
+fn sign_in_with_the_keychain() {
+    use support::oauth::{bridge, free_port, initialize_signing_in, oauth_fixture, sign_in_urls};
+    let fixture = oauth_fixture(&[]);
+    let port = free_port();
+    let start = |extra: &[&str]| {
+        let mut args = vec!["--no-browser", "--token-store", "keychain"];
+        args.extend_from_slice(extra);
+        let b = bridge(&fixture.url, port, &args, &[]);
+        b.expect_line(|l| l.contains("the tokens are in the keychain of the host"));
+        b
+    };
+    let add = |b: &mut support::Bridge| {
+        let r = b.exchange(&support::call(
+            2,
+            "add",
+            serde_json::json!({"a": 2, "b": 3}),
+        ));
+        assert_eq!(r["result"]["content"][0]["text"], "5", "{r}");
+    };
+    let mut first = start(&[]);
+    initialize_signing_in(&mut first);
+    add(&mut first);
+    first.close_and_expect_exit_0();
+    let mut second = start(&["--sign-in-timeout", "5"]);
+    second.initialize();
+    add(&mut second);
+    assert!(sign_in_urls(&second).is_empty(), "{}", second.stderr());
+    second.close_and_expect_exit_0();
+    let port_text = port.to_string();
+    let out = bridge_command(&[
+        "logout",
+        "--token-store",
+        "keychain",
+        "--redirect-port",
+        &port_text,
+        &fixture.url,
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut third = start(&[]);
+    initialize_signing_in(&mut third);
+    third.close_and_expect_exit_0();
+    for b in [&first, &second, &third] {
+        assert!(!b.stderr().contains("bfx_at_") && !b.stderr().contains("bfx_rt_"));
+    }
+    let out = bridge_command(&["logout", "--all", "--token-store", "keychain"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
 }
 
