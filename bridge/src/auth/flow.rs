@@ -42,14 +42,17 @@ pub async fn run(
     gate: &Gate,
     settings: &Settings,
 ) -> Result<Tokens, SignInError> {
+    let route = gate.route();
     if settings.sandbox {
-        log::bridge(
-            Level::Warn,
-            "The upstream server needs a sign-in, but the bridge runs in the sandbox of VS Code. Disable the sandbox for this server in the configuration of VS Code.",
-        );
+        // The first sign-in (during initialize) names the need; a later one the refusal.
+        let line = if route == Route::Browser {
+            "The upstream server needs a sign-in, but the bridge runs in the sandbox of VS Code. Disable the sandbox for this server in the configuration of VS Code."
+        } else {
+            "The bridge runs in the sandbox of VS Code, thus it cannot start the sign-in. Disable the sandbox for this server in the configuration of VS Code."
+        };
+        log::bridge(Level::Warn, line);
         return Err(SignInError::Sandbox);
     }
-    let route = gate.route();
     match route {
         Route::NoConsent => {
             log::bridge(

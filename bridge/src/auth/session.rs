@@ -69,6 +69,8 @@ pub struct Session {
     inner: Mutex<Inner>,
     gate: Gate,
     answered: watch::Sender<u64>,
+    /// Changes when an interactive sign-in begins.
+    began: watch::Sender<u64>,
 }
 
 impl std::fmt::Debug for Session {
@@ -99,6 +101,7 @@ impl Session {
             }),
             gate: Gate::default(),
             answered: watch::channel(0).0,
+            began: watch::channel(0).0,
         }
     }
 
@@ -119,6 +122,11 @@ impl Session {
             Ok(inner) => inner.usable().is_none(),
             Err(_) => true,
         }
+    }
+
+    /// Changes when an interactive sign-in begins (`server/discover` then waits longer).
+    pub fn began(&self) -> watch::Receiver<u64> {
+        self.began.subscribe()
     }
 
     /// Changes after each completed sign-in.
@@ -191,6 +199,7 @@ impl Session {
             redirect_uri: &redirect,
             resource: &found.resource.resource,
         };
+        self.began.send_modify(|n| *n += 1);
         let tokens =
             flow::run(&self.http, &grant, &scopes, &self.gate, &self.opts.settings).await?;
         let record = record_of(found, tokens);

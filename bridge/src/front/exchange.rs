@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
+use tokio::sync::watch;
 use tokio::time::Instant;
 
 use super::Shared;
@@ -40,6 +41,9 @@ pub(crate) struct Upstream<'a> {
     pub timeout: Duration,
     /// The round of the client request (1 for the first), for the debug line.
     pub round: u32,
+    /// M4: `server/discover` waits this much longer once a sign-in begins (the receiver
+    /// changes then).
+    pub extension: Option<(Duration, watch::Receiver<u64>)>,
 }
 
 /// Sends one upstream request of the client request of `slot`, forwards its progress while
@@ -53,14 +57,19 @@ pub(crate) async fn exchange(shared: &Shared, slot: &Slot, request: Upstream<'_>
         progress_token,
         timeout,
         round,
+        extension,
     } = request;
+    let (extra, mut began) = match extension {
+        Some((extra, began)) => (extra, Some(began)),
+        None => (Duration::ZERO, None),
+    };
     let started = Instant::now();
     let mut call = match upstream.request(method, params, opts) {
         Ok(call) => call,
         Err(e) => return Exchange::Done(Err(e)),
     };
     let uid = call.id();
-    let deadline = started + timeout;
+    let mut deadline = started + timeout;
     let mut note_at = started + FIRST_NOTE;
     let outcome = loop {
         tokio::select! {
@@ -77,6 +86,11 @@ pub(crate) async fn exchange(shared: &Shared, slot: &Slot, request: Upstream<'_>
                 }
                 CallEvent::Done(result) => break Exchange::Done(result),
             },
+            _ = sign_in_began(&mut began) => {
+                // The time of the sign-in comes on top, once.
+                began = None;
+                deadline += extra;
+            }
             _ = tokio::time::sleep_until(deadline) => {
                 call.cancel(REASON_TIMEOUT);
                 break Exchange::TimedOut;
@@ -109,4 +123,16 @@ pub(crate) async fn exchange(shared: &Shared, slot: &Slot, request: Upstream<'_>
         );
     }
     outcome
+}
+
+/// The next sign-in that begins (never without a sign-in).
+async fn sign_in_began(began: &mut Option<watch::Receiver<u64>>) {
+    match began {
+        Some(rx) => {
+            if rx.changed().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
+        None => std::future::pending().await,
+    }
 }

@@ -70,12 +70,7 @@ pub(crate) async fn run_initialize(
         log_level: shared.log_level(),
         ..Default::default()
     };
-    // M4: a sign-in can start during server/discover; the wait then includes its time.
-    let timeout = shared.opts.discover_timeout
-        + client
-            .transport()
-            .sign_in_wait()
-            .unwrap_or(std::time::Duration::ZERO);
+    let timeout = shared.opts.discover_timeout;
     let discover = |round| Upstream {
         client: &client,
         method: "server/discover",
@@ -84,6 +79,8 @@ pub(crate) async fn run_initialize(
         progress_token: None,
         timeout,
         round,
+        // M4: a sign-in that begins during server/discover adds its own time limit.
+        extension: client.transport().sign_in_wait(),
     };
     let mut outcome = exchange(&shared, &slot, discover(1)).await;
     // The versioning rule of 2026-07-28: a server that names the bridge's revision among its

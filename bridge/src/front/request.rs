@@ -79,6 +79,8 @@ pub(crate) async fn run_forward(
             progress_token: fwd.progress_token.as_ref(),
             timeout,
             round: round + 1,
+            // M4: a sign-in of the request adds its own time limit.
+            extension: upstream.transport().sign_in_wait(),
         };
         let outcome = exchange(&shared, &slot, request).await;
         let raw = match outcome {

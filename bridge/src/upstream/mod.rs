@@ -115,9 +115,10 @@ pub trait Transport: Send + Sync + 'static {
     fn sign_ins(&self) -> Option<watch::Receiver<u64>> {
         None
     }
-    /// M4: the sign-in time limit when a sign-in can start now (`server/discover` then waits
-    /// `--discover-timeout` plus this).
-    fn sign_in_wait(&self) -> Option<std::time::Duration> {
+    /// M4: the sign-in time limit, and a receiver that changes when a sign-in begins
+    /// (`server/discover` then waits `--discover-timeout` plus the limit); `None` without a
+    /// sign-in.
+    fn sign_in_wait(&self) -> Option<(std::time::Duration, watch::Receiver<u64>)> {
         None
     }
 }

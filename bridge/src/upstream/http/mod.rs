@@ -137,9 +137,9 @@ impl Transport for HttpTransport {
         self.shared.opts.sign_in.as_ref().map(|s| s.sign_ins())
     }
 
-    fn sign_in_wait(&self) -> Option<std::time::Duration> {
+    fn sign_in_wait(&self) -> Option<(std::time::Duration, watch::Receiver<u64>)> {
         let session = self.shared.opts.sign_in.as_ref()?;
-        session.interactive().then(|| session.timeout())
+        Some((session.timeout(), session.began()))
     }
 
     /// The transport's rule on `x-mcp-header`: a tool whose annotation breaks a constraint
