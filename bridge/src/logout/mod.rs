@@ -192,6 +192,8 @@ fn resource_metadata(url: &Url, extra_roots: Vec<reqwest::Certificate>) -> Metad
         };
         match crate::auth::metadata::resource(&client, url, &Challenge::default()).await {
             Ok(_) => Metadata::Covers,
+            // `metadata::parse_resource` checks `resource_covers` and says so in this text; a
+            // document of another resource is an answer (keep the sign-in), not a failure.
             Err(Failure::Discovery(why)) if why.contains("is not the upstream server") => {
                 Metadata::OtherResource
             }
