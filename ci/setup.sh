@@ -20,3 +20,9 @@ if ! command -v chromium >/dev/null || ! command -v certutil >/dev/null; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium libnss3-tools >/dev/null
 fi
+# The keychain tests (ci/keychain-tests.sh) need a real Secret Service in a D-Bus session.
+if ! command -v gnome-keyring-daemon >/dev/null || ! command -v dbus-run-session >/dev/null; then
+  echo "setup: installing Debian's gnome-keyring and dbus for the keychain tests" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gnome-keyring dbus >/dev/null
+fi

@@ -1,6 +1,7 @@
 //! Entry point of `mcp-bridge-vscode`: exit codes only. 0: stdin ended (also after the
 //! watchdog); 1: the upstream command stopped, or an internal error; 2: the arguments are
-//! not valid, or a variable of `--header-env` is not set.
+//! not valid, a variable of `--header-env` is not set, or the token store does not open.
+//! `logout` as the first argument runs [`mcp_bridge_vscode::logout`] (its own exit codes).
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -21,6 +22,9 @@ fn main() {
     // Every line is a tracing event; this layer writes the contract's line format to stderr.
     log::install();
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    if args.first().is_some_and(|a| a == "logout") {
+        std::process::exit(mcp_bridge_vscode::logout::main(&args[1..]));
+    }
     let options = match cli::parse(&args) {
         Ok(Command::Serve(options)) => options,
         Ok(Command::Help) => exit_printing(&mut std::io::stdout(), USAGE, 0),

@@ -42,7 +42,8 @@ pub fn session_for(
     {
         return Ok(None);
     }
-    let opened = store::open(options.token_store).map_err(StartError::Store)?;
+    let opened = store::open(options.token_store, options.token_key_file.as_deref())
+        .map_err(StartError::Store)?;
     log::bridge(Level::Info, &opened.line);
     let client = build_client(http).map_err(StartError::Client)?;
     let hidden_env = headers
