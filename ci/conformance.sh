@@ -9,7 +9,10 @@
 #      (bridge-fixture-server --listen 127.0.0.1:0 --plain-http --conformance);
 #   3. the 2026-07-28 client scenarios without authorization against the bridge's upstream
 #      face: the suite starts ci/conformance/vscode-driver.mjs, which starts
-#      `mcp-bridge-vscode <url>` and plays VS Code on its stdin.
+#      `mcp-bridge-vscode <url>` and plays VS Code on its stdin;
+#   4. the authorization scenarios (auth/*) of the 2026-07-28 client requirement set against
+#      the bridge's sign-in: the same driver with --auth also plays the user's browser (it
+#      follows the sign-in line and URL elicitations to the bridge's loopback redirect).
 # Each run passes, or its failures stand in ci/conformance/baseline/*.yml with their reasons;
 # a baseline entry that starts passing fails the run as stale. Exit 1 on any unexpected
 # failure. Every process that it starts ends with it (trap).
@@ -96,7 +99,7 @@ scored_servers() {
     sed -n '/^Server scenarios/,/^$/p' | sed -n 's/^  - //p' | paste -sd ' ' -
 }
 
-echo "== conformance 1/3: 2025-11-25 server scenarios through supergateway and the bridge"
+echo "== conformance 1/4: 2025-11-25 server scenarios through supergateway and the bridge"
 port="$(free_port)"
 setsid node -r "$dir/loopback.cjs" "$dir/node_modules/supergateway/dist/index.js" \
   --stdio "$bridge -- $fixture --conformance" --outputTransport streamableHttp --stateful \
@@ -108,7 +111,7 @@ run "1. 2025-11-25 server scenarios (bridge)" "$work/run1" "$dir/baseline/bridge
   server "$(scored_servers 2025-11-25)" -- "${conformance[@]}" server \
   --url "http://127.0.0.1:$port/mcp" --requirements 2025-11-25 --timeout 20000
 
-echo "== conformance 2/3: 2026-07-28 server scenarios against the fixture's HTTP face"
+echo "== conformance 2/4: 2026-07-28 server scenarios against the fixture's HTTP face"
 setsid "$fixture" --listen 127.0.0.1:0 --plain-http --conformance >"$work/fixture.out" 2>"$work/fixture.err" &
 pids+=($!)
 disown "$!"
@@ -123,7 +126,7 @@ run "2. 2026-07-28 server scenarios (fixture)" "$work/run2" "$dir/baseline/fixtu
   server "$(scored_servers 2026-07-28)" -- "${conformance[@]}" server \
   --url "$url" --requirements 2026-07-28 --timeout 20000
 
-echo "== conformance 3/3: 2026-07-28 client scenarios against the bridge's upstream face"
+echo "== conformance 3/4: 2026-07-28 client scenarios against the bridge's upstream face"
 for scenario in tools_call request-metadata sep-2322-client-request-state http-standard-headers \
   http-custom-headers http-invalid-tool-headers json-schema-ref-no-deref; do
   run "3. 2026-07-28 client scenario $scenario (bridge)" "$work/client-$scenario" \
@@ -131,6 +134,17 @@ for scenario in tools_call request-metadata sep-2322-client-request-state http-s
     --command "node $dir/vscode-driver.mjs $bridge" --scenario "$scenario" \
     --spec-version 2026-07-28 --timeout 30000
 done
+
+echo "== conformance 4/4: 2026-07-28 authorization client scenarios against the bridge's sign-in"
+# One run of the whole client requirement set (the suite runs its scenarios in parallel, which
+# keeps this part to a few seconds): it scores the auth/* scenarios; the others are those of
+# part 3 again (here with the sign-in options) and the unscored extension scenarios.
+auth_scenarios="$("${conformance[@]}" list --requirements 2026-07-28 |
+  sed -n '/^Client scenarios/,/^$/p' | sed -n 's/^  - \(auth\/.*\)$/\1/p' | paste -sd ' ' -)"
+[ -n "$auth_scenarios" ] || { echo "ci/conformance.sh: no auth scenario in the 2026-07-28 set" >&2; exit 1; }
+run "4. 2026-07-28 auth client scenarios (bridge)" "$work/auth" \
+  "$dir/baseline/auth-2026-07-28.yml" client "$auth_scenarios" -- "${conformance[@]}" client \
+  --command "node $dir/vscode-driver.mjs --auth $bridge" --requirements 2026-07-28 --timeout 60000
 
 echo "== conformance: totals ($((SECONDS - started)) s)"
 printf '  %s\n' "${summary[@]}"

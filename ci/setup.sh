@@ -13,3 +13,16 @@ if ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-mingw-w64-x86-64-posix >/dev/null
 fi
+# The real-browser sign-in test (bridge/tests/chromium_sign_in.rs): Debian's headless Chromium,
+# and certutil to trust the test CA in the browser's NSS database.
+if ! command -v chromium >/dev/null || ! command -v certutil >/dev/null; then
+  echo "setup: installing Debian's chromium and libnss3-tools for the real-browser sign-in test" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium libnss3-tools >/dev/null
+fi
+# The keychain tests (ci/keychain-tests.sh) need a real Secret Service in a D-Bus session.
+if ! command -v gnome-keyring-daemon >/dev/null || ! command -v dbus-run-session >/dev/null; then
+  echo "setup: installing Debian's gnome-keyring and dbus for the keychain tests" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gnome-keyring dbus >/dev/null
+fi

@@ -54,6 +54,7 @@ echo "== tests"
 # The fuzz targets run 3000 base cases here (bridge/README.md, "Reliability"); raise it for long runs.
 export MCP_FUZZ_CASES="${MCP_FUZZ_CASES:-3000}"
 cargo test --workspace --locked
+bash ci/keychain-tests.sh
 echo "== consumer (M5: the packaged crate in an rmcp server)"
 bash ci/consumer.sh
 echo "== transcripts"

@@ -14,6 +14,7 @@ pub mod front;
 pub mod input;
 pub mod listen;
 pub mod log;
+pub mod logout;
 pub mod stdio_pipes;
 pub mod translate;
 pub mod upstream;

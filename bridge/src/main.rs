@@ -1,12 +1,14 @@
 //! Entry point of `mcp-bridge-vscode`: exit codes only. 0: stdin ended (also after the
 //! watchdog); 1: the upstream command stopped, or an internal error; 2: the arguments are
-//! not valid, or a variable of `--header-env` is not set.
+//! not valid, a variable of `--header-env` is not set, or the token store does not open.
+//! `logout` as the first argument runs [`mcp_bridge_vscode::logout`] (its own exit codes).
 
 use std::ffi::OsString;
 use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
 
+use mcp_bridge_vscode::auth::start::session_for;
 use mcp_bridge_vscode::cli::{self, Command, USAGE, UrlTarget};
 use mcp_bridge_vscode::front::{self, Hooks, Outcome};
 use mcp_bridge_vscode::log::{self, Level};
@@ -20,6 +22,9 @@ fn main() {
     // Every line is a tracing event; this layer writes the contract's line format to stderr.
     log::install();
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    if args.first().is_some_and(|a| a == "logout") {
+        std::process::exit(mcp_bridge_vscode::logout::main(&args[1..]));
+    }
     let options = match cli::parse(&args) {
         Ok(Command::Serve(options)) => options,
         Ok(Command::Help) => exit_printing(&mut std::io::stdout(), USAGE, 0),
@@ -119,12 +124,21 @@ fn url_target(target: UrlTarget) -> Target {
             std::process::exit(2);
         }
     };
-    Target::Url(Arc::new(HttpOptions {
-        url: target.url,
+    let mut http = HttpOptions {
+        url: target.url.clone(),
         headers,
         max_response_bytes: target.max_response_bytes,
         extra_roots,
-    }))
+        sign_in: None,
+    };
+    http.sign_in = match session_for(&target.url, &target.headers, &target.sign_in, &http) {
+        Ok(session) => session,
+        Err(error) => {
+            log::vscode(Level::Err, &error.to_string());
+            std::process::exit(2);
+        }
+    };
+    Target::Url(Arc::new(http))
 }
 
 fn exit_printing(out: &mut dyn Write, text: &str, code: i32) -> ! {

@@ -30,14 +30,7 @@ const EXIT_2S: Duration = Duration::from_secs(2);
 
 /// The proxy variables of the machine that runs the tests, in both cases: each proxy test
 /// sets its own.
-const PROXY_VARS: [&str; 6] = [
-    "HTTPS_PROXY",
-    "https_proxy",
-    "ALL_PROXY",
-    "all_proxy",
-    "NO_PROXY",
-    "no_proxy",
-];
+use support::MACHINE_VARS as PROXY_VARS;
 
 /// Every tool of the fixture (fixture-server/README.md, "Tools").
 const FIXTURE_TOOLS: [&str; 22] = [

@@ -1,7 +1,7 @@
 // node totals.mjs <results dir> <server|client> <baseline.yml> [scenario...]: the totals of the
 // checks of one run of ci/conformance.sh, over the named (scored) scenarios, or over all when
 // none are named: "P passed, F failed (B of them baselined), W warnings".
-import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const [dir, leg, baselineFile, ...scenarios] = process.argv.slice(2);
@@ -14,11 +14,19 @@ for (const line of readFileSync(baselineFile, 'utf8').split('\n')) {
   if (entry && section === leg) baseline.add(entry[1]);
 }
 let passed = 0, failed = 0, warnings = 0, baselined = 0;
-for (const entry of existsSync(dir) ? readdirSync(dir) : []) {
+// The results of a scenario with a slash in its name (auth/metadata-default) lie one folder
+// deeper (auth/metadata-default-<time>).
+const results = (folder, prefix) =>
+  (existsSync(folder) ? readdirSync(folder) : []).flatMap((entry) =>
+    existsSync(join(folder, entry, 'checks.json'))
+      ? [[`${prefix}${entry}`, join(folder, entry, 'checks.json')]]
+      : prefix === '' && statSync(join(folder, entry)).isDirectory()
+        ? results(join(folder, entry), `${entry}/`)
+        : [],
+  );
+for (const [entry, file] of results(dir, '')) {
   const name = entry.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, '');
   if (scenarios.length > 0 && !scenarios.includes(name)) continue;
-  const file = join(dir, entry, 'checks.json');
-  if (!existsSync(file)) continue;
   for (const check of JSON.parse(readFileSync(file, 'utf8'))) {
     if (check.status === 'SUCCESS') passed++;
     else if (check.status === 'FAILURE' || check.status === 'WARNING') {

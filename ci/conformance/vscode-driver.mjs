@@ -1,31 +1,120 @@
 // The client under test of the conformance suite's client scenarios: the suite starts
-// `node vscode-driver.mjs <bridge> <url>`; this starts `<bridge> <url>` (the bridge's URL form,
-// a Streamable HTTP client of revision 2026-07-28 toward the suite's scenario server) and plays
-// VS Code (revision 2025-11-25) on the bridge's stdin: initialize, notifications/initialized,
-// the lists, then a call of each tool (the arguments of MCP_CONFORMANCE_CONTEXT's toolCalls
-// when the scenario gives them, else minimal arguments from the input schema), a read of each
-// resource and a get of each prompt. It answers the bridge's elicitation, sampling and roots
-// requests as a user who accepts. Exit 0 when the session ran, 1 otherwise.
+// `node vscode-driver.mjs [--auth] <bridge> [args...] <url>`; this starts `<bridge> [args...]
+// <url>` (the bridge's URL form, a Streamable HTTP client of revision 2026-07-28 toward the
+// suite's scenario server) and plays VS Code (revision 2025-11-25) on the bridge's stdin:
+// initialize, notifications/initialized, the lists, then a call of each tool (the arguments of
+// MCP_CONFORMANCE_CONTEXT's toolCalls when the scenario gives them, else minimal arguments
+// from the input schema), a read of each resource and a get of each prompt. It answers the
+// bridge's elicitation, sampling and roots requests as a user who accepts. Exit 0 when the
+// session ran, 1 otherwise.
+//
+// With --auth (the authorization scenarios) it also plays the user's browser: the bridge runs
+// with a memory token store, without a browser and with a free redirect port, and the driver
+// follows each authorization URL that the bridge hands out (the sign-in line on stderr before
+// notifications/initialized, a URL elicitation after it) to the bridge's loopback redirect.
+// A scenario's pre-registered client (MCP_CONFORMANCE_CONTEXT client_id, client_secret,
+// issuer) becomes --client-id and --client-issuer, with the secret in MCP_BRIDGE_CLIENT_SECRET
+// (the bridge takes it from nowhere else). The secrets of a sign-in (state, code, PKCE, tokens,
+// the client secret) never reach this driver's output: the bridge's stderr is forwarded with
+// the values of such parameters cut out (the suite saves that output with the results).
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 
 const argv = process.argv.slice(2);
+const auth = argv[0] === '--auth';
+if (auth) argv.shift();
 const url = argv.pop();
 const [bridge, ...bridgeArgs] = argv;
 if (!bridge || !url) {
-  console.error('usage: node vscode-driver.mjs <bridge> [args...] <url>');
+  console.error('usage: node vscode-driver.mjs [--auth] <bridge> [args...] <url>');
   process.exit(2);
 }
 const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || '{}');
 const log = (text) => console.error(`[driver] ${text}`);
 
-const child = spawn(bridge, [...bridgeArgs, url], { stdio: ['pipe', 'pipe', 'inherit'] });
+/** A line without the values of the secret parameters of a sign-in. */
+const SECRET_PARAMS =
+  /\b(state|code|code_verifier|code_challenge|access_token|refresh_token|id_token|client_secret)=[^&\s"']*/g;
+const redact = (line) => line.replace(SECRET_PARAMS, '$1=…');
+
+/** A free port on 127.0.0.1 for the bridge's redirect receiver. */
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+
+const env = { ...process.env };
+const extra = [];
+if (auth) {
+  extra.push('--token-store', 'memory', '--no-browser', '--redirect-port', String(await freePort()));
+  extra.push('--sign-in-timeout', '30');
+  if (process.env.MCP_CONFORMANCE_SCENARIO === 'auth/basic-cimd') {
+    // The project publishes no client ID metadata document yet, so the bridge uses one only
+    // when --client-metadata-url names it (bridge/README.md); this scenario's authorization
+    // server expects the URL that the suite's own clients are configured with.
+    extra.push('--client-metadata-url', 'https://conformance-test.local/client-metadata.json');
+  }
+  if (typeof context.client_id === 'string') {
+    extra.push('--client-id', context.client_id);
+    if (typeof context.issuer === 'string') extra.push('--client-issuer', context.issuer);
+    if (typeof context.client_secret === 'string') env.MCP_BRIDGE_CLIENT_SECRET = context.client_secret;
+  }
+}
+// The scenario's context is not for the bridge: it may hold the client secret.
+delete env.MCP_CONFORMANCE_CONTEXT;
+
+const child = spawn(bridge, [...extra, ...bridgeArgs, url], {
+  stdio: ['pipe', 'pipe', auth ? 'pipe' : 'inherit'],
+  env,
+});
+// A sign-in may take up to its --sign-in-timeout of 30 s before the bridge answers.
+const limit = auth ? 45 : 20;
 const deadline = setTimeout(() => {
-  log('timed out after 20 s');
+  log(`timed out after ${limit} s`);
   child.kill('SIGKILL');
   process.exit(1);
-}, 20_000);
+}, limit * 1000);
 child.on('exit', (code, signal) => log(`the bridge exited (${code ?? signal})`));
+
+/** The authorization URLs already followed: the sign-in line and a URL elicitation of the
+ * same sign-in name the same URL, and a second visit would only be refused. */
+const followed = new Set();
+
+/** The user's browser: the authorization URL, then its redirects, up to the bridge's page. */
+async function browse(start) {
+  if (followed.has(start)) return;
+  followed.add(start);
+  let target = start;
+  try {
+    for (let hop = 0; hop < 5; hop++) {
+      const response = await fetch(target, { redirect: 'manual' });
+      await response.arrayBuffer();
+      const location = response.headers.get('location');
+      if (response.status < 300 || response.status >= 400 || !location) {
+        log(`browser: HTTP ${response.status} at ${new URL(target).origin}${new URL(target).pathname}`);
+        return;
+      }
+      target = new URL(location, target).toString();
+    }
+    log('browser: too many redirects');
+  } catch (error) {
+    log(`browser: ${redact(String(error.message))}`);
+  }
+}
+
+const SIGN_IN_LINE = 'mcp-bridge-vscode: sign in at ';
+if (auth) {
+  createInterface({ input: child.stderr }).on('line', (line) => {
+    console.error(redact(line));
+    if (line.startsWith(SIGN_IN_LINE)) browse(line.slice(SIGN_IN_LINE.length).trim());
+  });
+}
 
 let nextId = 1;
 const pending = new Map();
@@ -66,6 +155,11 @@ function sample(schema = {}) {
 function answer(message) {
   switch (message.method) {
     case 'elicitation/create': {
+      if (message.params?.mode === 'url' && typeof message.params.url === 'string') {
+        // A sign-in after notifications/initialized: the user accepts and the browser opens.
+        setImmediate(() => browse(message.params.url));
+        return { action: 'accept' };
+      }
       const schema = message.params?.requestedSchema;
       return schema ? { action: 'accept', content: sample(schema) } : { action: 'accept' };
     }

@@ -29,6 +29,9 @@ pub struct Https {
     /// The arguments of the fixture after `--listen 127.0.0.1:<port>`.
     pub args: Vec<String>,
     pub ca: Ca,
+    /// The fixture's sign-in (`--oauth`): the bridge signs in, and a test browser follows
+    /// each sign-in line (crate::sign_in).
+    pub sign_in: bool,
 }
 
 /// The folder of the test PKI (`certs/` of the workspace).
@@ -175,7 +178,8 @@ fn spawn(
     }
 }
 
-/// Reads `{"https": [args…]}` or `{"https": {"args": [args…], "ca": "trusted"|"untrusted"|"none"}}`.
+/// Reads `{"https": [args…]}` or `{"https": {"args": [args…], "ca": "trusted"|"untrusted"|"none",
+/// "sign_in": bool}}`.
 pub fn parse(body: &serde_json::Value) -> Result<Https, String> {
     let strings = |v: &serde_json::Value| -> Result<Vec<String>, String> {
         v.as_array()
@@ -192,6 +196,7 @@ pub fn parse(body: &serde_json::Value) -> Result<Https, String> {
         serde_json::Value::Array(_) => Ok(Https {
             args: strings(body)?,
             ca: Ca::Trusted,
+            sign_in: false,
         }),
         serde_json::Value::Object(o) => {
             let mut https = Https::default();
@@ -209,6 +214,9 @@ pub fn parse(body: &serde_json::Value) -> Result<Https, String> {
                                 );
                             }
                         }
+                    }
+                    "sign_in" => {
+                        https.sign_in = value.as_bool().ok_or("https sign_in is a boolean")?;
                     }
                     other => return Err(format!("unknown member '{other}' of https")),
                 }

@@ -38,6 +38,7 @@ pub mod runner;
 pub mod schema;
 pub mod scripted_server;
 pub mod session;
+pub mod sign_in;
 pub mod skip;
 pub mod suite;
 pub mod upstream;

@@ -156,6 +156,9 @@ impl Session {
             Upstream::Https(opts) => {
                 let extra: Vec<String> = opts.args.iter().map(subst).collect();
                 let fixture = crate::https::HttpsFixture::start(&bins.fixture, &extra)?;
+                if opts.sign_in {
+                    args.extend(crate::sign_in::bridge_options()?);
+                }
                 args.extend(opts.bridge_args(&fixture.url));
                 https = Some(fixture);
             }
@@ -166,6 +169,13 @@ impl Session {
             &bins.bridge
         };
         let bridge = Bridge::spawn(program, &args, &setup.env, tag)?;
+        if matches!(&setup.upstream, Upstream::Https(opts) if opts.sign_in) {
+            crate::sign_in::follow(
+                &bridge.stderr,
+                bins.fixture.clone(),
+                crate::https::certs_dir().join("ca.crt"),
+            );
+        }
         let sim = Sim {
             next_id: if setup.profile == crate::format::Profile::Copilot {
                 0

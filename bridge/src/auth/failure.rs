@@ -22,6 +22,10 @@ pub enum Failure {
         "the client ID of --client-id is not for the authorization server of the upstream server"
     )]
     IssuerNotRegistered,
+    /// The redirect of the sign-in did not carry the authorization server's issuer (RFC 9207):
+    /// its code was not used.
+    #[error("the answer of the sign-in did not come from the authorization server (its iss)")]
+    WrongIssuer,
     /// The token endpoint answered with an OAuth error (its code, sanitized).
     #[error("the authorization server refused the token request: {0}")]
     TokenRefused(String),

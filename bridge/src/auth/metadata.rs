@@ -28,6 +28,16 @@ pub struct Resource {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Server {
     pub issuer: Url,
+    /// The `issuer` exactly as the metadata wrote it: the `iss` of a redirect is compared with
+    /// this text (RFC 9207 §2.4), not with `issuer`, which the URL parser may have changed
+    /// (`http://host:1` becomes `http://host:1/`).
+    pub published_issuer: String,
+    /// `authorization_response_iss_parameter_supported` (RFC 9207 §3): a redirect without
+    /// `iss` is then refused.
+    pub iss_parameter_supported: bool,
+    /// `token_endpoint_auth_methods_supported` (empty when absent: RFC 8414 then means
+    /// `client_secret_basic`).
+    pub token_endpoint_auth_methods: Vec<String>,
     pub authorization_endpoint: Url,
     pub token_endpoint: Url,
     pub registration_endpoint: Option<Url>,
@@ -124,6 +134,16 @@ pub(crate) fn parse_server(doc: &Value, issuer: &Url) -> Result<Server, Failure>
     }
     Ok(Server {
         issuer: issuer.clone(),
+        published_issuer: doc
+            .get("issuer")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+        iss_parameter_supported: doc
+            .get("authorization_response_iss_parameter_supported")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        token_endpoint_auth_methods: strings(doc, "token_endpoint_auth_methods_supported"),
         authorization_endpoint,
         token_endpoint,
         registration_endpoint: endpoint("registration_endpoint"),
@@ -225,6 +245,18 @@ mod tests {
         assert_eq!(server.token_endpoint, url("https://as.example/token"));
         assert!(server.client_id_metadata_document_supported);
         assert!(server.registration_endpoint.is_some());
+        assert_eq!(
+            server.published_issuer, "https://as.example",
+            "as written, no final slash"
+        );
+        assert!(!server.iss_parameter_supported);
+        let mut with_iss = good.clone();
+        with_iss["authorization_response_iss_parameter_supported"] = json!(true);
+        assert!(
+            parse_server(&with_iss, &issuer)
+                .expect("valid")
+                .iss_parameter_supported
+        );
         let mut wrong_issuer = good.clone();
         wrong_issuer["issuer"] = json!("https://attacker.example");
         assert!(parse_server(&wrong_issuer, &issuer).is_err());

@@ -36,6 +36,10 @@ pub enum Outcome {
     StartReused,
     /// The sign-in did not complete in its time.
     TimedOut,
+    /// The redirect's `iss` (RFC 9207) is not the issuer of the sign-in, or is missing where
+    /// the authorization server said that it sends one: the answer may come from another
+    /// authorization server (a mix-up attack), so its code never goes to the token endpoint.
+    WrongIssuer,
 }
 
 /// What the receiver knows of one sign-in.
@@ -45,6 +49,30 @@ pub struct Expect {
     /// The token of the one-time start URL, and where it sends the browser; `None` when no
     /// browser is opened (`--no-browser`, or a URL elicitation to VS Code).
     pub start: Option<(String, String)>,
+    /// The `iss` that the redirect must carry (RFC 9207).
+    pub issuer: IssuerCheck,
+}
+
+/// RFC 9207 §2.4 for one sign-in: a redirect's `iss` must be the authorization server's
+/// `issuer` exactly as its metadata published it (a simple string comparison: no case
+/// folding, no final-slash or port normalization), and a redirect without `iss` is refused
+/// when the metadata says `authorization_response_iss_parameter_supported`.
+#[derive(Clone, Debug)]
+pub struct IssuerCheck {
+    pub issuer: String,
+    pub required: bool,
+}
+
+impl IssuerCheck {
+    /// Whether a redirect with this `iss` (or none) is from the issuer of the sign-in.
+    pub fn accepts(&self, iss: Option<&str>) -> bool {
+        match iss {
+            // Not a secret: the issuer is public, but the comparison costs nothing to keep
+            // free of early exits, like the others of the receiver.
+            Some(iss) => constant_time_eq(iss.as_bytes(), self.issuer.as_bytes()),
+            None => !self.required,
+        }
+    }
 }
 
 /// A bound receiver.
@@ -58,7 +86,15 @@ impl Receiver {
     /// program has the port.
     pub fn bind(port: u16) -> io::Result<Receiver> {
         let socket = TcpSocket::new_v4()?;
-        // No SO_REUSEADDR: a second bridge with the same port must fail, not share it.
+        // The receiver closes each connection first, so the connections of an earlier sign-in
+        // on this port (a step-up, a second account) stay in TIME_WAIT for a minute, and
+        // without SO_REUSEADDR a POSIX bind fails on them with AddrInUse. On POSIX systems
+        // SO_REUSEADDR allows only that (the std and tokio listeners set it for this reason):
+        // a port where another socket listens still fails, so a second bridge never shares
+        // it. On Windows the option would let a socket take a port in use, so it stays off
+        // there (Windows binds over TIME_WAIT without it).
+        #[cfg(unix)]
+        socket.set_reuseaddr(true)?;
         socket.bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port)))?;
         let listener = socket.listen(16)?;
         let port = listener.local_addr()?.port();
@@ -216,6 +252,14 @@ fn decide(
     if !state_ok {
         return (plain(400, "Bad Request"), None);
     }
+    // After the state (a request without the sign-in's state is not its answer and leaves the
+    // wait going on), before the code: an answer of the wrong issuer ends the sign-in (the
+    // reference client of the specification does so) and its code is dropped. An error
+    // answer is checked too: a mixed-up server must not end the sign-in with its error.
+    if !expect.issuer.accepts(get("iss")) {
+        served.claimed = true;
+        return (plain(400, "Bad Request"), Some(Outcome::WrongIssuer));
+    }
     let outcome = match (get("code"), get("error")) {
         (Some(code), None) if !code.is_empty() => Outcome::Code(code.to_owned()),
         (_, Some("access_denied")) => Outcome::Denied,
@@ -293,6 +337,10 @@ mod tests {
         Expect {
             state: "st4te".into(),
             start: start.then(|| ("t0ken".into(), "https://as.example/authorize?x=1".into())),
+            issuer: IssuerCheck {
+                issuer: "https://as.example".into(),
+                required: false,
+            },
         }
     }
 
@@ -351,6 +399,52 @@ mod tests {
     }
 
     #[test]
+    fn rfc_9207_the_iss_of_the_redirect_is_the_issuer_exactly() {
+        let with = |required: bool| Expect {
+            issuer: IssuerCheck {
+                issuer: "http://localhost:9".into(),
+                required,
+            },
+            ..expect(false)
+        };
+        let outcome = |e: &Expect, query: &str| {
+            let served = std::sync::Mutex::new(Served::default());
+            decide(&get(&format!("/callback?{query}")), e, &served)
+        };
+        let code = Some(Outcome::Code("c".into()));
+        for required in [false, true] {
+            let e = with(required);
+            let ok = outcome(&e, "code=c&state=st4te&iss=http%3A%2F%2Flocalhost%3A9");
+            assert_eq!((ok.0.status, ok.1), (200, code.clone()));
+            for wrong in [
+                "https%3A%2F%2Fevil.example",
+                "http%3A%2F%2Flocalhost%3A9%2F",
+                "",
+            ] {
+                let (r, o) = outcome(&e, &format!("code=c&state=st4te&iss={wrong}"));
+                assert_eq!((r.status, o), (400, Some(Outcome::WrongIssuer)), "{wrong}");
+            }
+            let (r, o) = outcome(&e, "error=access_denied&state=st4te&iss=https%3A%2F%2Fx");
+            assert_eq!((r.status, o), (400, Some(Outcome::WrongIssuer)));
+        }
+        assert_eq!(outcome(&with(false), "code=c&state=st4te").1, code);
+        assert_eq!(
+            outcome(&with(true), "code=c&state=st4te").1,
+            Some(Outcome::WrongIssuer),
+            "the server said that it sends iss"
+        );
+        let (r, o) = outcome(
+            &with(true),
+            "code=c&state=nope&iss=https%3A%2F%2Fevil.example",
+        );
+        assert_eq!(
+            (r.status, o),
+            (400, None),
+            "another state: not this sign-in's answer"
+        );
+    }
+
+    #[test]
     fn errors_of_the_authorization_server() {
         let e = expect(false);
         let served = std::sync::Mutex::new(Served::default());
@@ -389,6 +483,10 @@ mod tests {
                 "tok".into(),
                 format!("http://127.0.0.1:{port}/callback?code=abc&state=s"),
             )),
+            issuer: IssuerCheck {
+                issuer: "https://as.example".into(),
+                required: false,
+            },
         };
         let start = receiver.start_url("tok");
         let wait = tokio::spawn(receiver.wait(e, Instant::now() + Duration::from_secs(10)));
@@ -403,6 +501,14 @@ mod tests {
         assert!(page.starts_with("HTTP/1.1 200 "), "{page}");
         assert!(!page.contains("abc"), "the code is never echoed");
         assert_eq!(wait.await.ok(), Some(Outcome::Code("abc".into())));
+        // The next sign-in (a step-up) binds the same port, over the connections that the
+        // receiver closed first (TIME_WAIT).
+        let again = Receiver::bind(port).expect("the port again after a sign-in");
+        assert!(
+            matches!(Receiver::bind(port), Err(e) if e.kind() == io::ErrorKind::AddrInUse),
+            "a listening receiver still keeps the port"
+        );
+        drop(again);
     }
 
     #[tokio::test]

@@ -23,8 +23,9 @@ const MAX_ANSWER: usize = 64 << 10;
 pub enum TokenAuth {
     /// A public client (PKCE alone).
     None,
-    /// `client_secret_basic` with the secret of `MCP_BRIDGE_CLIENT_SECRET` or of the
-    /// registration.
+    /// A confidential client with the secret of `MCP_BRIDGE_CLIENT_SECRET` or of the
+    /// registration: `client_secret_basic`, or `client_secret_post` when the metadata of the
+    /// authorization server names that and not the other (see `tokens::secret_auth_type`).
     Basic(oauth2::ClientSecret),
 }
 
@@ -158,6 +159,9 @@ mod tests {
         let u = |s: &str| Url::parse(s).expect("url");
         Server {
             issuer: u("https://as.example"),
+            published_issuer: "https://as.example".into(),
+            iss_parameter_supported: false,
+            token_endpoint_auth_methods: vec![],
             authorization_endpoint: u("https://as.example/authorize"),
             token_endpoint: u("https://as.example/token"),
             registration_endpoint: registration.then(|| u("https://as.example/register")),
@@ -245,5 +249,36 @@ mod tests {
             })
         ));
         assert!(parse_registration(&json!({})).is_err());
+    }
+}
+
+#[cfg(test)]
+mod document_tests {
+    use super::*;
+
+    /// The client ID metadata document that the repository ships (bridge/client-metadata/):
+    /// a public native client whose only redirect URI is the default one, and whose metadata
+    /// are those of the dynamic registration, so that both ways give the same client.
+    #[test]
+    fn m4_the_shipped_client_metadata_document_matches_the_registration() {
+        let text = include_str!("../../client-metadata/client.json");
+        let doc: Value = serde_json::from_str(text).expect("json");
+        let registration = registration_request("http://127.0.0.1:41894/callback");
+        for key in [
+            "client_name",
+            "redirect_uris",
+            "grant_types",
+            "response_types",
+            "token_endpoint_auth_method",
+            "application_type",
+        ] {
+            assert_eq!(doc[key], registration[key], "{key}");
+        }
+        let id = doc["client_id"].as_str().expect("client_id");
+        assert!(
+            id.starts_with("https://") && id.ends_with("/client.json"),
+            "{id}"
+        );
+        assert!(doc.get("client_secret").is_none());
     }
 }

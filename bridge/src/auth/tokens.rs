@@ -80,7 +80,7 @@ impl Grant<'_> {
         client = match &self.registration.auth {
             TokenAuth::Basic(secret) => client
                 .set_client_secret(secret.clone())
-                .set_auth_type(AuthType::BasicAuth),
+                .set_auth_type(secret_auth_type(self.server)),
             TokenAuth::None => client.set_auth_type(AuthType::RequestBody),
         };
         Ok(client)
@@ -114,7 +114,7 @@ impl Grant<'_> {
         asked: &[String],
     ) -> Result<Tokens, Failure> {
         let client = self.client()?;
-        let send = |request: HttpRequest| send(http, request);
+        let send = sender(http);
         let answer = client
             .exchange_code(AuthorizationCode::new(code))
             .set_pkce_verifier(verifier)
@@ -134,7 +134,7 @@ impl Grant<'_> {
         asked: &[String],
     ) -> Result<Tokens, Failure> {
         let client = self.client()?;
-        let send = |request: HttpRequest| send(http, request);
+        let send = sender(http);
         let answer = client
             .exchange_refresh_token(refresh)
             .add_extra_param("resource", self.resource)
@@ -179,6 +179,22 @@ fn refused<E: std::error::Error>(
 #[error("{0}")]
 pub struct HttpError(String);
 
+/// The HTTP client of the `oauth2` crate: each request's future owns a handle of the client,
+/// so that the grant can run on a spawned task.
+fn sender(
+    http: &reqwest::Client,
+) -> impl Fn(
+    HttpRequest,
+) -> std::pin::Pin<Box<dyn Future<Output = Result<HttpResponse, HttpError>> + Send>>
++ Send
++ Sync {
+    let http = http.clone();
+    move |request| {
+        let http = http.clone();
+        Box::pin(async move { send(&http, request).await })
+    }
+}
+
 /// One request of the `oauth2` crate on the bridge's reqwest client (its proxies, its CAs).
 async fn send(http: &reqwest::Client, request: HttpRequest) -> Result<HttpResponse, HttpError> {
     let (parts, body) = request.into_parts();
@@ -201,6 +217,20 @@ async fn send(http: &reqwest::Client, request: HttpRequest) -> Result<HttpRespon
     builder.body(bytes).map_err(|e| HttpError(e.to_string()))
 }
 
+/// How a client secret goes to the token endpoint: `client_secret_basic` (the default of RFC
+/// 8414 when the metadata names no method), else `client_secret_post` when the authorization
+/// server supports only that. The metadata is read again at each start, so a stored client
+/// needs no record of the method.
+fn secret_auth_type(server: &Server) -> AuthType {
+    let methods = &server.token_endpoint_auth_methods;
+    let named = |m: &str| methods.iter().any(|x| x == m);
+    if !named("client_secret_basic") && named("client_secret_post") {
+        AuthType::RequestBody
+    } else {
+        AuthType::BasicAuth
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,12 +239,30 @@ mod tests {
         let u = |s: &str| Url::parse(s).expect("url");
         Server {
             issuer: u("https://as.example"),
+            published_issuer: "https://as.example".into(),
+            iss_parameter_supported: false,
+            token_endpoint_auth_methods: vec![],
             authorization_endpoint: u("https://as.example/authorize"),
             token_endpoint: u("https://as.example/token"),
             registration_endpoint: None,
             client_id_metadata_document_supported: false,
             scopes_supported: vec![],
         }
+    }
+
+    #[test]
+    fn a_secret_goes_by_basic_unless_the_server_supports_only_post() {
+        let with = |methods: &[&str]| Server {
+            token_endpoint_auth_methods: methods.iter().map(|m| (*m).to_owned()).collect(),
+            ..server()
+        };
+        let basic = |m: &[&str]| matches!(secret_auth_type(&with(m)), AuthType::BasicAuth);
+        assert!(basic(&[]), "RFC 8414's default");
+        assert!(basic(&["client_secret_basic"]));
+        assert!(basic(&["client_secret_post", "client_secret_basic"]));
+        assert!(basic(&["none"]));
+        assert!(!basic(&["client_secret_post"]));
+        assert!(!basic(&["none", "client_secret_post"]));
     }
 
     #[test]

@@ -24,7 +24,7 @@ use crate::log::Level;
 
 /// A value parser that refuses `--` (a missing value) and text that is not UTF-8, then calls
 /// `check` with the option's name.
-fn utf8<T: Clone + Send + Sync + 'static>(
+pub(crate) fn utf8<T: Clone + Send + Sync + 'static>(
     option: &'static str,
     check: fn(&'static str, &str) -> Result<T, ArgError>,
 ) -> impl TypedValueParser<Value = T> {
@@ -40,7 +40,7 @@ fn utf8<T: Clone + Send + Sync + 'static>(
 }
 
 /// A value parser of a path: not empty, not `--`; any bytes of the platform.
-fn path(option: &'static str) -> impl TypedValueParser<Value = PathBuf> {
+pub(crate) fn path(option: &'static str) -> impl TypedValueParser<Value = PathBuf> {
     OsStringValueParser::new().try_map(move |raw: OsString| {
         if raw == "--" {
             return Err(ArgError::MissingValue(option));
@@ -65,7 +65,7 @@ fn name(option: &'static str, text: &str) -> Result<String, ArgError> {
     Ok(text.to_owned())
 }
 
-fn log_level(option: &'static str, text: &str) -> Result<Level, ArgError> {
+pub(crate) fn log_level(option: &'static str, text: &str) -> Result<Level, ArgError> {
     Level::parse(text).ok_or(ArgError::InvalidValue(
         option,
         "use err, warn, info or debug",

@@ -7,7 +7,7 @@
 //! last value applies; each `--header` and `--header-env` adds one header. The options come
 //! before the URL. The arguments after `--` are not examined.
 
-mod args;
+pub(crate) mod args;
 pub mod headers;
 pub mod sign_in;
 pub mod url_rule;

@@ -110,7 +110,7 @@ pub(super) fn metadata_url(option: &'static str, text: &str) -> Result<Url, ArgE
 }
 
 /// `--redirect-port`: 1 to 65535.
-pub(super) fn port(option: &'static str, text: &str) -> Result<u16, ArgError> {
+pub(crate) fn port(option: &'static str, text: &str) -> Result<u16, ArgError> {
     text.parse::<u16>()
         .ok()
         .filter(|p| *p != 0)
@@ -118,7 +118,7 @@ pub(super) fn port(option: &'static str, text: &str) -> Result<u16, ArgError> {
 }
 
 /// `--account`: 1 to 64 letters, digits, `-`, `.`, `_`, `@` or `+`.
-pub(super) fn account(option: &'static str, text: &str) -> Result<String, ArgError> {
+pub(crate) fn account(option: &'static str, text: &str) -> Result<String, ArgError> {
     let valid = (1..=64).contains(&text.len())
         && text
             .bytes()
@@ -133,7 +133,7 @@ pub(super) fn account(option: &'static str, text: &str) -> Result<String, ArgErr
 }
 
 /// `--token-store`: auto, keychain, file or memory.
-pub(super) fn token_store(option: &'static str, text: &str) -> Result<TokenStore, ArgError> {
+pub(crate) fn token_store(option: &'static str, text: &str) -> Result<TokenStore, ArgError> {
     match text {
         "auto" => Ok(TokenStore::Auto),
         "keychain" => Ok(TokenStore::Keychain),

@@ -4,6 +4,8 @@
 pub const USAGE: &str = "\
 Usage: mcp-bridge-vscode [options] -- <command> [args...]
        mcp-bridge-vscode [options] <url>
+       mcp-bridge-vscode logout [--account <label>] [logout options] <url>
+       mcp-bridge-vscode logout --all [logout options]
 
 A stdio MCP server of revision 2025-11-25 for VS Code. It starts <command> and speaks
 revision 2026-07-28 to it over stdio, or it speaks revision 2026-07-28 to the server at
@@ -42,6 +44,15 @@ Options of the URL form only:
   --token-key-file <path>  The file with the key of the file store.
   --no-browser             Do not open a browser; write the URL of the sign-in to stderr.
   --sign-in-timeout <s>    The time in seconds for the sign-in, 1 to 86400. Default: 300.
+
+logout deletes the stored sign-in of the account for <url>, or with --all every stored
+sign-in and the token directory. It never tells the authorization server. It takes --account,
+--redirect-port, --token-store, --token-key-file, --ca-file and --log-level, with the values
+of the server entry. Exit code: 0 deleted (also when there was nothing to delete), 1 a
+deletion failed, 2 the arguments are not valid or the token store does not open.
+
+The file store takes its key (64 hexadecimal digits) from MCP_BRIDGE_TOKEN_KEY or from
+--token-key-file (a file that only your account can read), not both.
 
 An option takes its value from the next argument or after an equals sign (--name x or
 --name=x). When an option occurs two times, the last value applies. Each --header and each

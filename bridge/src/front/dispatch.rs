@@ -279,6 +279,9 @@ fn on_notification(shared: &Arc<Shared>, method: &str, params: Option<&Value>) {
         // R2: the listen stream starts here once the result was written.
         "notifications/initialized" => {
             log::bridge(Level::Debug, "the client sent notifications/initialized");
+            shared
+                .initialized
+                .store(true, std::sync::atomic::Ordering::Release);
             let upstream = match &*shared.state() {
                 State::Ready { upstream, .. } => Some(Arc::clone(upstream)),
                 _ => None,

@@ -7,13 +7,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
+use tokio::sync::watch;
 use tokio::time::Instant;
 
 use super::Shared;
 use super::inflight::{REASON_TIMEOUT, Slot};
 use crate::log::{self, Level};
-use crate::upstream::UpstreamError;
 use crate::upstream::client::{CallEvent, RequestOptions, UpstreamClient};
+use crate::upstream::{UpstreamError, next_change};
 use crate::wire::lazy::{Body, LazyObject};
 
 /// The first "still waiting" line comes after 10 s, then one every 30 s.
@@ -43,6 +44,9 @@ pub(crate) struct Upstream<'a> {
     pub timeout: Duration,
     /// The round of the client request (1 for the first), for the debug line.
     pub round: u32,
+    /// M4: `server/discover` waits this much longer once a sign-in begins (the receiver
+    /// changes then).
+    pub extension: Option<(Duration, watch::Receiver<u64>)>,
 }
 
 /// [`exchange_body`] with the result as a value.
@@ -69,7 +73,12 @@ pub(crate) async fn exchange_body(
         progress_token,
         timeout,
         round,
+        extension,
     } = request;
+    let (extra, mut began) = match extension {
+        Some((extra, began)) => (extra, Some(began)),
+        None => (Duration::ZERO, None),
+    };
     let started = Instant::now();
     shared.keeper.touch();
     let mut call = match upstream.request(method, params, opts) {
@@ -77,7 +86,7 @@ pub(crate) async fn exchange_body(
         Err(e) => return Exchange::Done(Err(e)),
     };
     let uid = call.id();
-    let deadline = started + timeout;
+    let mut deadline = started + timeout;
     let mut note_at = started + FIRST_NOTE;
     let outcome = loop {
         tokio::select! {
@@ -94,6 +103,11 @@ pub(crate) async fn exchange_body(
                 }
                 CallEvent::Done(result) => break Exchange::Done(result),
             },
+            _ = next_change(&mut began) => {
+                // The time of the sign-in comes on top, once.
+                began = None;
+                deadline += extra;
+            }
             _ = tokio::time::sleep_until(deadline) => {
                 call.cancel(REASON_TIMEOUT);
                 break Exchange::TimedOut;

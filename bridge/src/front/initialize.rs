@@ -15,6 +15,7 @@ use crate::translate::errors::{self, error_object, format_limit};
 use crate::translate::icons::keep_data_icons;
 use crate::translate::initialize::{InitializeParams, initialize_result, upstream_capabilities};
 use crate::translate::shape::{ResultKind, result_kind};
+use crate::translate::sign_in::sign_in_error;
 use crate::upstream::client::{RequestOptions, UpstreamClient};
 use crate::upstream::connect::{ConnectOptions, connect};
 use crate::upstream::envelope::{Envelope, PROTOCOL_VERSION};
@@ -78,6 +79,8 @@ pub(crate) async fn run_initialize(
         progress_token: None,
         timeout,
         round,
+        // M4: a sign-in that begins during server/discover adds its own time limit.
+        extension: client.transport().sign_in_wait(),
     };
     let mut outcome = exchange(&shared, &slot, discover(1)).await;
     // The versioning rule of 2026-07-28: a server that names the bridge's revision among its
@@ -103,6 +106,17 @@ pub(crate) async fn run_initialize(
                 e.get("code").unwrap_or(&Value::Null)
             );
             (Some(e), detail)
+        }
+        Exchange::Done(Err(UpstreamError::SignIn(e))) => {
+            log::bridge(
+                Level::Warn,
+                &format!("server/discover failed: the sign-in failed ({e})"),
+            );
+            if shared.revert(generation) {
+                shared.retire(client);
+            }
+            shared.respond(&slot, Err(sign_in_error(&e)));
+            return;
         }
         Exchange::Done(Err(UpstreamError::HttpStatus(status))) => (
             None,

@@ -11,6 +11,7 @@
 //! listen stream (M3), [`stop`] the two stop sequences.
 
 pub mod client_requests;
+mod consent;
 mod dispatch;
 pub mod exchange;
 pub mod inflight;
@@ -95,7 +96,13 @@ where
         upstream_pid: Arc::clone(&hooks.upstream_pid),
         listener: listener::Listener::default(),
         keeper: keep::Keeper::new(),
+        initialized: std::sync::atomic::AtomicBool::new(false),
     });
+    if let Target::Url(http) = &shared.opts.upstream
+        && let Some(session) = &http.sign_in
+    {
+        session.gate().attach(consent::FrontConsent::new(&shared));
+    }
     let lines = spawn_reader(input, shared.opts.max_line_bytes);
     // The dispatch runs as a task of its own, not as the future that the caller blocks on: on
     // the current-thread runtime each wake of that future writes the runtime's eventfd and

@@ -23,6 +23,7 @@ use crate::translate::forward::{ForwardKind, forward_object};
 use crate::translate::icons::keep_data_icons;
 use crate::translate::schema::FixKind;
 use crate::translate::shape::{ResultKind, kind_of, result_kind, shape_object, shape_result};
+use crate::translate::sign_in::sign_in_error;
 use crate::upstream::UpstreamError;
 use crate::upstream::client::{RequestOptions, UpstreamClient};
 use crate::wire::lazy::{Body, LazyObject};
@@ -41,6 +42,7 @@ pub fn error_of(error: UpstreamError) -> Value {
             Cause::InvalidResponse,
             Some(&format!("HTTP status {status}")),
         ),
+        UpstreamError::SignIn(e) => sign_in_error(&e),
     }
 }
 
@@ -82,6 +84,8 @@ pub(crate) async fn run_forward(
             progress_token: fwd.progress_token.as_ref(),
             timeout,
             round: round + 1,
+            // M4: a sign-in of the request adds its own time limit.
+            extension: upstream.transport().sign_in_wait(),
         };
         let outcome = exchange_body(&shared, &slot, request).await;
         let body = match outcome {

@@ -52,6 +52,8 @@ pub(crate) struct Shared {
     pub(crate) listener: listener::Listener,
     /// Issue 15: arming the timers of an exchange costs no wake of the runtime.
     pub(crate) keeper: Arc<super::keep::Keeper>,
+    /// VS Code sent `notifications/initialized`: a sign-in from now on asks VS Code (M4).
+    pub(crate) initialized: std::sync::atomic::AtomicBool,
 }
 
 impl Shared {

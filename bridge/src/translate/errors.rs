@@ -39,6 +39,19 @@ pub enum Cause {
     TooManyInputRequests,
     InputTimeout,
     InvalidClientAnswer,
+    SignInTimeout,
+    ReauthorizationRequired,
+    RegistrationUnavailable,
+    RegistrationRefused,
+    IssuerNotRegistered,
+    RedirectPortUnavailable,
+    InvalidAuthorizationUrl,
+    SignInDenied,
+    AuthorizationError,
+    Forbidden,
+    Sandbox,
+    SignInFailed,
+    SignInStartReused,
 }
 
 /// JSON-RPC codes of the table.
@@ -54,7 +67,7 @@ pub mod code {
 
 impl Cause {
     /// Every cause, in table order (for the exhaustive tests and the README).
-    pub const ALL: [Cause; 30] = [
+    pub const ALL: [Cause; 43] = [
         Cause::Rpc,
         Cause::Canceled,
         Cause::Timeout,
@@ -85,6 +98,19 @@ impl Cause {
         Cause::TooManyInputRequests,
         Cause::InputTimeout,
         Cause::InvalidClientAnswer,
+        Cause::SignInTimeout,
+        Cause::ReauthorizationRequired,
+        Cause::RegistrationUnavailable,
+        Cause::RegistrationRefused,
+        Cause::IssuerNotRegistered,
+        Cause::RedirectPortUnavailable,
+        Cause::InvalidAuthorizationUrl,
+        Cause::SignInDenied,
+        Cause::AuthorizationError,
+        Cause::Forbidden,
+        Cause::Sandbox,
+        Cause::SignInFailed,
+        Cause::SignInStartReused,
     ];
 
     /// The name in `data.cause`.
@@ -120,6 +146,19 @@ impl Cause {
             Cause::TooManyInputRequests => "too_many_input_requests",
             Cause::InputTimeout => "input_timeout",
             Cause::InvalidClientAnswer => "invalid_client_answer",
+            Cause::SignInTimeout => "sign_in_timeout",
+            Cause::ReauthorizationRequired => "reauthorization_required",
+            Cause::RegistrationUnavailable => "registration_unavailable",
+            Cause::RegistrationRefused => "registration_refused",
+            Cause::IssuerNotRegistered => "issuer_not_registered",
+            Cause::RedirectPortUnavailable => "redirect_port_unavailable",
+            Cause::InvalidAuthorizationUrl => "invalid_authorization_url",
+            Cause::SignInDenied => "sign_in_denied",
+            Cause::AuthorizationError => "authorization_error",
+            Cause::Forbidden => "forbidden",
+            Cause::Sandbox => "sandbox",
+            Cause::SignInFailed => "sign_in_failed",
+            Cause::SignInStartReused => "sign_in_start_reused",
         }
     }
 
@@ -214,6 +253,43 @@ impl Cause {
             Cause::InvalidClientAnswer => {
                 "The client sent an answer that is not valid for the input request of the upstream server."
             }
+            Cause::SignInTimeout => {
+                "The sign-in did not complete in time. Open the URL of the sign-in line in the Output channel and sign in within --sign-in-timeout. When the sign-in page shows an error, run \"mcp-bridge-vscode logout <url>\" and restart the server."
+            }
+            Cause::ReauthorizationRequired => {
+                "The upstream server needs a new sign-in, and the client did not open the URL of the sign-in. Restart the server to sign in again."
+            }
+            Cause::RegistrationUnavailable => {
+                "The authorization server has no client registration that the bridge can use. Register a client with the redirect URI of the bridge at the authorization server, and give its ID with --client-id and --client-issuer."
+            }
+            Cause::RegistrationRefused => {
+                "The authorization server refused the registration of the client. See the Output channel of the server."
+            }
+            Cause::IssuerNotRegistered => {
+                "The client ID of --client-id is not for the authorization server of the upstream server. Examine --client-id and --client-issuer."
+            }
+            Cause::RedirectPortUnavailable => {
+                "The bridge cannot listen on the redirect port of the sign-in. Stop the program on that port, or set a different port with --redirect-port."
+            }
+            Cause::InvalidAuthorizationUrl => {
+                "The authorization server sent an authorization URL that is not valid. The bridge did not open it."
+            }
+            Cause::SignInDenied => "The authorization server refused the access.",
+            Cause::AuthorizationError => {
+                "The authorization server sent an error for the sign-in. See the Output channel of the server."
+            }
+            Cause::Forbidden => {
+                "The upstream server refused the access after the sign-in. The account of the sign-in possibly has no access; use a different account with --account."
+            }
+            Cause::Sandbox => {
+                "The upstream server needs a sign-in, but the bridge runs in the sandbox of VS Code. Disable the sandbox for this server."
+            }
+            Cause::SignInFailed => {
+                "The sign-in at the authorization server of the upstream server failed. See the Output channel of the server."
+            }
+            Cause::SignInStartReused => {
+                "The start URL of the sign-in received a second request, thus the bridge stopped the sign-in. Another program on the host of the bridge possibly opened the URL. Restart the server to sign in again. When this occurs again on a host that other users share, use --no-browser."
+            }
         }
     }
 
@@ -300,6 +376,20 @@ mod tests {
     use std::collections::HashSet;
     use std::time::Duration;
 
+    /// README.md's error table has a row for every cause.
+    #[test]
+    fn the_readme_lists_every_cause() {
+        let readme = include_str!("../../../README.md");
+        for cause in Cause::ALL {
+            let row = format!("| `{}` | ", cause.name());
+            assert!(
+                readme.contains(&row),
+                "README.md has no row for {}",
+                cause.name()
+            );
+        }
+    }
+
     #[test]
     fn error_table_names_are_unique_snake_case_and_codes_follow_the_groups() {
         let mut names = HashSet::new();
@@ -330,7 +420,7 @@ mod tests {
                 assert!(message.ends_with('.'), "{}", cause.name());
             }
         }
-        assert_eq!(names.len(), 30);
+        assert_eq!(names.len(), 43);
     }
 
     #[test]

@@ -8,3 +8,4 @@ pub mod initialize;
 pub mod level;
 pub mod schema;
 pub mod shape;
+pub mod sign_in;

@@ -115,6 +115,17 @@ pub trait Transport: Send + Sync + 'static {
     /// can learn from it what later calls need (HTTP: the parameters of `x-mcp-header`), and
     /// leave out tools that it cannot call.
     fn tools_listed(&self, _result: &mut Value) {}
+    /// M4: changes after each completed sign-in (a listen stream refused with 401/403 opens
+    /// again then); `None` for a transport without a sign-in.
+    fn sign_ins(&self) -> Option<watch::Receiver<u64>> {
+        None
+    }
+    /// M4: the sign-in time limit, and a receiver that changes when a sign-in begins
+    /// (`server/discover` then waits `--discover-timeout` plus the limit); `None` without a
+    /// sign-in.
+    fn sign_in_wait(&self) -> Option<(std::time::Duration, watch::Receiver<u64>)> {
+        None
+    }
 }
 
 /// Why an upstream request failed (the front maps each to the error table).
@@ -133,6 +144,8 @@ pub enum UpstreamError {
     TransportFailed(String),
     /// An HTTP status without a JSON-RPC answer.
     HttpStatus(u16),
+    /// M4: the sign-in that a 401 or 403 needed did not complete.
+    SignIn(crate::auth::outcome::SignInError),
 }
 
 impl fmt::Display for UpstreamError {
@@ -150,6 +163,20 @@ impl fmt::Display for UpstreamError {
             UpstreamError::Ended => write!(f, "the upstream server cancelled the request"),
             UpstreamError::TransportFailed(why) => write!(f, "the connection failed ({why})"),
             UpstreamError::HttpStatus(status) => write!(f, "HTTP status {status}"),
+            UpstreamError::SignIn(e) => write!(f, "the sign-in failed ({e})"),
         }
+    }
+}
+
+/// M4: the next change of a sign-in counter ([`Transport::sign_ins`],
+/// [`Transport::sign_in_wait`]); never without one, or after its sender is gone.
+pub async fn next_change(counter: &mut Option<watch::Receiver<u64>>) {
+    match counter {
+        Some(rx) => {
+            if rx.changed().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
+        None => std::future::pending().await,
     }
 }

@@ -8,6 +8,7 @@
 pub mod faults;
 pub mod http_peers;
 pub mod https_fixture;
+pub mod oauth;
 pub mod proxy;
 pub mod skip;
 pub mod url_upstreams;
@@ -24,6 +25,21 @@ use serde_json::{Value, json};
 
 /// The contract's bound from the end of stdin to the exit of the bridge and its tree:
 /// 2 × shutdown_grace + 2 s.
+/// The variables of the machine that would send the requests of the URL form elsewhere (its
+/// proxies) or change a sign-in (a browser, VS Code's sandbox, a client secret): the process
+/// tests of the URL form start the bridge without them.
+pub const MACHINE_VARS: [&str; 9] = [
+    "HTTPS_PROXY",
+    "https_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+    "NO_PROXY",
+    "no_proxy",
+    "BROWSER",
+    "SANDBOX_RUNTIME",
+    "MCP_BRIDGE_CLIENT_SECRET",
+];
+
 pub const EXIT_BOUND: Duration = Duration::from_secs(6);
 /// The bound of one exchange in these tests.
 pub const EXCHANGE: Duration = Duration::from_secs(20);

@@ -32,6 +32,19 @@ impl TokenStore for MemoryStore {
     fn delete(&self, key: &str) -> Result<bool, StoreError> {
         Ok(self.records().remove(key).is_some())
     }
+
+    fn list(&self) -> Result<Vec<String>, StoreError> {
+        let mut keys: Vec<String> = self.records().keys().cloned().collect();
+        keys.sort();
+        Ok(keys)
+    }
+
+    fn clear(&self) -> Result<usize, StoreError> {
+        let mut records = self.records();
+        let n = records.len();
+        records.clear();
+        Ok(n)
+    }
 }
 
 #[cfg(test)]
@@ -55,8 +68,12 @@ mod tests {
         store.save("k", &record).expect("save");
         assert_eq!(store.load("k"), Ok(Some(record.clone())));
         assert_eq!(store.load("other"), Ok(None));
+        assert_eq!(store.list(), Ok(vec!["k".to_owned()]));
         assert_eq!(store.delete("k"), Ok(true));
         assert_eq!(store.delete("k"), Ok(false));
+        store.save("a", &record).expect("save");
+        assert_eq!(store.clear(), Ok(1));
+        assert_eq!(store.load("a"), Ok(None));
         assert!(
             !format!("{record:?}").contains("at-1"),
             "Debug shows no token"

@@ -4,16 +4,33 @@
 //! The sign-in reaches a store only through [`TokenStore`], so that the keychain, the
 //! encrypted files and memory slot in behind one seam. The calls are blocking (a keychain
 //! answers over D-Bus or a system API); the sign-in runs them off the runtime's thread.
+//!
+//! - [`open()`]: `--token-store auto|keychain|file|memory` and the start-up line ([`open`]).
+//! - [`keychain`] over [`keychain_host`] (the `keyring` crate), [`file`] (XChaCha20-Poly1305),
+//!   [`MemoryStore`]; [`indexed`] keeps the [`index`] of stored sign-ins in each of the first
+//!   two, because a keychain cannot be listed; [`fallback`] is `auto` after the start.
+//! - [`key`]: `MCP_BRIDGE_TOKEN_KEY` and `--token-key-file`; [`paths`]: the token directory.
 
+pub mod fallback;
+pub mod file;
+pub mod index;
+pub mod indexed;
+pub mod key;
+pub mod keychain;
+pub mod keychain_host;
 mod memory;
+mod open;
+pub mod parts;
+pub mod paths;
 
-use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
 pub use self::memory::MemoryStore;
-use crate::cli::sign_in::TokenStore as StoreChoice;
+pub use self::open::{
+    Environment, Opened, keychain_line, open, open_file, open_keychain, open_with,
+};
 
 /// One stored sign-in: the client of the bridge at the authorization server and its tokens.
 /// A client secret of `MCP_BRIDGE_CLIENT_SECRET` is never part of it.
@@ -76,29 +93,13 @@ pub trait TokenStore: Send + Sync {
     fn save(&self, key: &str, record: &Record) -> Result<(), StoreError>;
     /// Deletes the record under `key`; true when there was one.
     fn delete(&self, key: &str) -> Result<bool, StoreError>;
-}
-
-/// The store that the options name, and the start-up line that names it.
-pub struct Opened {
-    pub store: Arc<dyn TokenStore>,
-    /// The info line of the start (the contract's store line).
-    pub line: String,
-}
-
-/// Opens the store of `--token-store`. An explicit store that does not open is an error
-/// (exit 2, `the token store did not open: <cause>`).
-pub fn open(choice: StoreChoice) -> Result<Opened, StoreError> {
-    match choice {
-        // The keychain and the file store come with the token stores; until then, `auto`
-        // keeps the tokens in memory and says so.
-        StoreChoice::Auto | StoreChoice::Memory => Ok(Opened {
-            store: Arc::new(MemoryStore::default()),
-            line:
-                "the tokens stay in memory (--token-store memory): each start needs a new sign-in"
-                    .into(),
-        }),
-        StoreChoice::Keychain | StoreChoice::File => {
-            Err(StoreError("this store is not built yet".into()))
-        }
+    /// The keys of the stored sign-ins in the index of the store (`logout`), oldest first.
+    fn list(&self) -> Result<Vec<String>, StoreError> {
+        Ok(Vec::new())
+    }
+    /// Deletes every stored sign-in of the index and the index (`logout --all`); the number of
+    /// records deleted.
+    fn clear(&self) -> Result<usize, StoreError> {
+        Ok(0)
     }
 }

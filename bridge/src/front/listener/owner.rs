@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
 use super::{Command, Entry};
@@ -155,6 +155,7 @@ fn change_error(ending: &Ending) -> Value {
         Err(UpstreamError::TransportFailed(_)) => {
             error_object(Cause::TransportFailed, Some(DETAIL))
         }
+        Err(UpstreamError::SignIn(e)) => crate::translate::sign_in::sign_in_error(e),
         Ok(_) | Err(UpstreamError::InvalidResponse(_) | UpstreamError::HttpStatus(_)) => {
             error_object(Cause::InvalidResponse, Some(DETAIL))
         }
@@ -183,7 +184,10 @@ pub(super) async fn run(
         pending: None,
         retry_at: None,
         backoff: Backoff::new(),
+        sign_ins: None,
+        after_sign_in: false,
     };
+    owner.sign_ins = owner.upstream.transport().sign_ins();
     owner.open_current(Purpose::Start, true);
     let stop = shared.listener.stop.clone();
     loop {
@@ -200,6 +204,11 @@ pub(super) async fn run(
                 owner.open_current(Purpose::AfterLoss, false);
             }
             Some(command) = commands.recv(), if owner.pending.is_none() => owner.change(command),
+            _ = crate::upstream::next_change(&mut owner.sign_ins), if owner.after_sign_in => {
+                owner.after_sign_in = false;
+                log_line(&backoff::sign_in_completed());
+                owner.open_current(Purpose::AfterLoss, false);
+            }
         }
         if owner.upstream.is_closed() && owner.current.is_none() && owner.pending.is_none() {
             break;
@@ -222,6 +231,10 @@ struct Owner {
     pending: Option<Live>,
     retry_at: Option<Instant>,
     backoff: Backoff,
+    /// M4: the count of completed sign-ins of the URL form.
+    sign_ins: Option<watch::Receiver<u64>>,
+    /// The stream was refused with 401/403: the next sign-in opens it again.
+    after_sign_in: bool,
 }
 
 impl Owner {
@@ -309,7 +322,11 @@ impl Owner {
             return;
         };
         let (lived, _) = forget(&self.shared, live.uid);
-        self.decide(&stream_end(&ending), lived);
+        let mut end = stream_end(&ending);
+        if let StreamEnd::HttpStatus { sign_in, .. } = &mut end {
+            *sign_in = self.sign_ins.is_some();
+        }
+        self.decide(&end, lived);
     }
 
     /// The decision after the end of the current stream, with its log line.
@@ -323,6 +340,13 @@ impl Owner {
             // A refusal stops the list changes until the next subscription change.
             Next::AfterSignIn | Next::Stop => None,
         };
+        if decision.next == Next::AfterSignIn
+            && let Some(rx) = &mut self.sign_ins
+        {
+            // Only a sign-in after this refusal counts.
+            rx.mark_unchanged();
+            self.after_sign_in = true;
+        }
     }
 
     /// O7: one subscription change.

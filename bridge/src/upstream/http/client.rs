@@ -3,10 +3,13 @@
 //! `NO_PROXY`, and never a proxy for a loopback host.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::Certificate;
 use url::Url;
+
+use crate::auth::session::Session;
 
 /// The options of an upstream at a URL.
 #[derive(Clone, Debug)]
@@ -19,6 +22,8 @@ pub struct HttpOptions {
     pub max_response_bytes: usize,
     /// The certificates of `--ca-file`, read at start.
     pub extra_roots: Vec<Certificate>,
+    /// M4: the sign-in that answers 401 and 403; `None` with a static `Authorization` header.
+    pub sign_in: Option<Arc<Session>>,
 }
 
 /// Connecting takes at most this long; the time limit of a request is the front's.

@@ -19,6 +19,7 @@ mod post;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use bytes::Bytes;
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 use tokio::task::AbortHandle;
@@ -93,10 +94,14 @@ impl Transport for HttpTransport {
         }
         let shared = Arc::clone(&self.shared);
         let inflight = Arc::clone(&self.inflight);
+        // The listen stream never starts a sign-in: it has no request of VS Code to ask for.
+        let may_sign_in = method != "subscriptions/listen";
         // The entry goes in before the task can remove it: the task waits for the lock.
         let mut map = lock(&self.inflight);
         let task = tokio::spawn(async move {
-            shared.exchange(id, headers, body).await;
+            shared
+                .exchange(id, headers, Bytes::from(body), may_sign_in)
+                .await;
             lock(&inflight).remove(&id);
         });
         map.insert(id, task.abort_handle());
@@ -126,6 +131,15 @@ impl Transport for HttpTransport {
 
     fn is_remote(&self) -> bool {
         true
+    }
+
+    fn sign_ins(&self) -> Option<watch::Receiver<u64>> {
+        self.shared.opts.sign_in.as_ref().map(|s| s.sign_ins())
+    }
+
+    fn sign_in_wait(&self) -> Option<(std::time::Duration, watch::Receiver<u64>)> {
+        let session = self.shared.opts.sign_in.as_ref()?;
+        Some((session.timeout(), session.began()))
     }
 
     /// The transport's rule on `x-mcp-header`: a tool whose annotation breaks a constraint

@@ -9,13 +9,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt, TryStreamExt};
 use reqwest::StatusCode;
-use reqwest::header::{CONTENT_TYPE, HeaderName, HeaderValue};
+use reqwest::header::{CONTENT_TYPE, HeaderName, HeaderValue, WWW_AUTHENTICATE};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::body::{BodyError, read_body};
 use super::client::{HttpOptions, describe};
 use super::headers::ACCEPT;
+use crate::auth::challenge::{self, Challenge};
+use crate::auth::outcome::SignInError;
 use crate::log::{self, Level};
 use crate::upstream::{TransportEvent, UpstreamError};
 use crate::wire::reader::RawLine;
@@ -32,24 +34,74 @@ pub(super) struct PostContext {
 /// The body of an error status is read up to this size (a JSON-RPC error, or a page).
 const ERROR_BODY_BYTES: usize = 64 << 10;
 
+/// How one POST ended without its answer.
+enum PostError {
+    Upstream(UpstreamError),
+    /// 401 or 403 with a sign-in configured: the sign-in decides.
+    Refused {
+        status: u16,
+        challenge: Option<Challenge>,
+    },
+}
+
+impl From<UpstreamError> for PostError {
+    fn from(e: UpstreamError) -> PostError {
+        PostError::Upstream(e)
+    }
+}
+
 impl PostContext {
-    /// Runs the exchange of request `id` to its end.
-    pub async fn exchange(&self, id: i64, std_headers: Vec<(String, String)>, body: Vec<u8>) {
-        let outcome = self.post(std_headers, body).await;
-        let error = match outcome {
-            Ok(()) => UpstreamError::TransportFailed(
-                "the response ended without a JSON-RPC response".into(),
-            ),
-            Err(error) => error,
+    /// Runs the exchange of request `id` to its end. With a sign-in, the request carries the
+    /// access token; a 401 or 403 is answered by the sign-in (refresh, sign-in or step-up)
+    /// and the request goes once more, once (one step-up per request).
+    pub async fn exchange(
+        &self,
+        id: i64,
+        std_headers: Vec<(String, String)>,
+        body: Bytes,
+        may_sign_in: bool,
+    ) {
+        let session = self.opts.sign_in.clone();
+        let mut answered = false;
+        let error = loop {
+            let token: Option<String> = match &session {
+                Some(session) => session.bearer().await,
+                None => None,
+            };
+            let refused = match self.post(&std_headers, body.clone(), token.clone()).await {
+                Ok(()) => {
+                    break UpstreamError::TransportFailed(
+                        "the response ended without a JSON-RPC response".into(),
+                    );
+                }
+                Err(PostError::Upstream(error)) => break error,
+                Err(PostError::Refused { status, challenge }) => (status, challenge),
+            };
+            let (status, challenge) = refused;
+            let Some(session) = session.clone().filter(|_| !answered) else {
+                // Refused again right after a sign-in: the account lacks the access.
+                break if answered && may_sign_in {
+                    UpstreamError::SignIn(SignInError::Forbidden(status))
+                } else {
+                    UpstreamError::HttpStatus(status)
+                };
+            };
+            answered = true;
+            match session.answer(status, challenge, token, may_sign_in).await {
+                Ok(()) => continue,
+                Err(SignInError::NeedsSignIn(status)) => break UpstreamError::HttpStatus(status),
+                Err(e) => break UpstreamError::SignIn(e),
+            }
         };
         let _ = self.events.send(TransportEvent::Failed { id, error });
     }
 
     async fn post(
         &self,
-        std_headers: Vec<(String, String)>,
-        body: Vec<u8>,
-    ) -> Result<(), UpstreamError> {
+        std_headers: &[(String, String)],
+        body: Bytes,
+        token: Option<String>,
+    ) -> Result<(), PostError> {
         let mut request = self
             .client
             .post(self.opts.url.clone())
@@ -57,6 +109,9 @@ impl PostContext {
             .header(CONTENT_TYPE, "application/json");
         for (name, value) in std_headers {
             request = request.header(name, value);
+        }
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
         }
         for (name, value) in &self.opts.headers {
             // Checked at start; a header that does not convert is left out, never logged.
@@ -79,12 +134,25 @@ impl PostContext {
             .and_then(|v| v.to_str().ok())
             .map(|v| v.to_ascii_lowercase())
             .unwrap_or_default();
+        if (status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN)
+            && self.opts.sign_in.is_some()
+        {
+            let values = response.headers().get_all(WWW_AUTHENTICATE);
+            let challenge = challenge::parse(values.iter().filter_map(|v| v.to_str().ok()));
+            return Err(PostError::Refused {
+                status: status.as_u16(),
+                challenge,
+            });
+        }
         if !status.is_success() {
-            return Err(self.error_status(status, &content_type, response).await);
+            return Err(self
+                .error_status(status, &content_type, response)
+                .await
+                .into());
         }
         let max = self.opts.max_response_bytes;
         if content_type.starts_with("text/event-stream") {
-            self.read_events(response.bytes_stream(), max).await
+            Ok(self.read_events(response.bytes_stream(), max).await?)
         } else if content_type.starts_with("application/json") {
             let body = read_bounded(response, max).await?;
             self.deliver(body).await;
@@ -93,7 +161,8 @@ impl PostContext {
             Err(UpstreamError::InvalidResponse(format!(
                 "HTTP status {} without a JSON body or an event stream",
                 status.as_u16()
-            )))
+            ))
+            .into())
         }
     }
 

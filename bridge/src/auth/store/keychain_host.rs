@@ -1,0 +1,160 @@
+//! The credentials of the host's keychain through the `keyring` crate: Windows Credential
+//! Manager, the macOS Keychain, or the Secret Service (over zbus) on Linux and the BSDs.
+//!
+//! Each call runs on a thread of its own and gets [`ANSWER_TIME`]: a keychain that hangs (a
+//! D-Bus service that never answers, an unlock prompt that nobody sees) becomes an error, and
+//! `auto` switches to the next store. On Linux without a display (neither `DISPLAY` nor
+//! `WAYLAND_DISPLAY`), a call first asks the Secret Service whether its default collection is
+//! locked, and a locked one is an error instead of an unlock prompt.
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use super::StoreError;
+use super::keychain::Credentials;
+use crate::auth::identity::KEYCHAIN_SERVICE;
+
+/// The time for one answer of the keychain.
+pub const ANSWER_TIME: Duration = Duration::from_secs(25);
+
+/// The credentials of the service `mcp-bridge-vscode` in the host's keychain.
+pub struct HostCredentials {
+    answer_time: Duration,
+}
+
+impl HostCredentials {
+    pub fn new() -> HostCredentials {
+        HostCredentials {
+            answer_time: ANSWER_TIME,
+        }
+    }
+
+    /// Runs `op` on a thread of its own, for at most the answer time.
+    fn call<T: Send + 'static>(
+        &self,
+        op: impl FnOnce(keyring::Entry) -> Result<T, StoreError> + Send + 'static,
+        user: &str,
+    ) -> Result<T, StoreError> {
+        let (tx, rx) = mpsc::channel();
+        let user = user.to_owned();
+        std::thread::Builder::new()
+            .name("keychain".into())
+            .spawn(move || {
+                let result = no_prompt().and_then(|()| {
+                    let entry = keyring::Entry::new(KEYCHAIN_SERVICE, &user).map_err(describe)?;
+                    op(entry)
+                });
+                let _ = tx.send(result);
+            })
+            .map_err(|e| StoreError(format!("cannot start a thread for the keychain: {e}")))?;
+        rx.recv_timeout(self.answer_time).map_err(|_| {
+            StoreError(format!(
+                "the keychain did not answer in {} s",
+                self.answer_time.as_secs()
+            ))
+        })?
+    }
+}
+
+impl Default for HostCredentials {
+    fn default() -> HostCredentials {
+        HostCredentials::new()
+    }
+}
+
+impl Credentials for HostCredentials {
+    fn get(&self, user: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.call(
+            |entry| match entry.get_secret() {
+                Ok(bytes) => Ok(Some(bytes)),
+                Err(keyring::Error::NoEntry) => Ok(None),
+                Err(e) => Err(describe(e)),
+            },
+            user,
+        )
+    }
+
+    fn set(&self, user: &str, bytes: &[u8]) -> Result<(), StoreError> {
+        let bytes = bytes.to_vec();
+        self.call(
+            move |entry| entry.set_secret(&bytes).map_err(describe),
+            user,
+        )
+    }
+
+    fn delete(&self, user: &str) -> Result<bool, StoreError> {
+        self.call(
+            |entry| match entry.delete_credential() {
+                Ok(()) => Ok(true),
+                Err(keyring::Error::NoEntry) => Ok(false),
+                Err(e) => Err(describe(e)),
+            },
+            user,
+        )
+    }
+}
+
+/// The text of an error of keyring. Its variants with data carry a platform error or names,
+/// never a secret (the bridge reads and writes bytes, so no `BadEncoding` with the bytes).
+fn describe(error: keyring::Error) -> StoreError {
+    let text = match &error {
+        keyring::Error::NoDefaultStore => match keyring::Entry::store_status() {
+            Err(cause) => format!("the keychain of the host is not available: {cause}"),
+            Ok(()) => "the keychain of the host is not available".to_owned(),
+        },
+        keyring::Error::NoStorageAccess(cause) => {
+            format!("the keychain refused the access: {cause}")
+        }
+        keyring::Error::PlatformFailure(cause) => format!("the keychain failed: {cause}"),
+        keyring::Error::TooLong(..) => "an entry is too long for the keychain".to_owned(),
+        keyring::Error::BadEncoding(..) | keyring::Error::BadDataFormat(..) => {
+            "the keychain has an entry that is not valid".to_owned()
+        }
+        _ => format!("the keychain failed: {error}"),
+    };
+    StoreError(text)
+}
+
+/// True when a graphical session can show a prompt.
+fn has_display() -> bool {
+    ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()))
+}
+
+/// Linux and the BSDs without a display: a locked (or missing) default collection is an
+/// error, because the Secret Service would ask for a prompt that nobody can see.
+#[cfg(all(unix, not(target_os = "macos")))]
+fn no_prompt() -> Result<(), StoreError> {
+    use secret_service::EncryptionType;
+    use secret_service::blocking::SecretService;
+    if has_display() {
+        return Ok(());
+    }
+    let service = SecretService::connect(EncryptionType::Plain).map_err(|e| {
+        StoreError(format!(
+            "the Secret Service of the host does not answer: {e}"
+        ))
+    })?;
+    let collection = service.get_default_collection().map_err(|_| {
+        StoreError(
+            "the Secret Service has no default collection, and without a display (DISPLAY, WAYLAND_DISPLAY) no prompt can make one"
+                .into(),
+        )
+    })?;
+    match collection.is_locked() {
+        Ok(false) => Ok(()),
+        Ok(true) => Err(StoreError(
+            "the keychain is locked, and without a display (DISPLAY, WAYLAND_DISPLAY) no prompt can unlock it"
+                .into(),
+        )),
+        Err(e) => Err(StoreError(format!("the Secret Service failed: {e}"))),
+    }
+}
+
+/// Windows and macOS show their own prompts where they need one.
+#[cfg(not(all(unix, not(target_os = "macos"))))]
+fn no_prompt() -> Result<(), StoreError> {
+    let _ = has_display;
+    Ok(())
+}
