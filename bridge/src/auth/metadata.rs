@@ -196,6 +196,26 @@ async fn fetch_json(http: &reqwest::Client, url: &Url) -> Result<Option<Value>, 
     Ok(serde_json::from_slice(&body).ok())
 }
 
+/// The metadata of `https://as.example` with nothing optional: the start of the test servers
+/// of the sign-in's modules.
+#[cfg(test)]
+impl Server {
+    pub(crate) fn example() -> Server {
+        let u = |s: &str| Url::parse(s).expect("url");
+        Server {
+            issuer: u("https://as.example"),
+            published_issuer: "https://as.example".into(),
+            iss_parameter_supported: false,
+            token_endpoint_auth_methods: vec![],
+            authorization_endpoint: u("https://as.example/authorize"),
+            token_endpoint: u("https://as.example/token"),
+            registration_endpoint: None,
+            client_id_metadata_document_supported: false,
+            scopes_supported: vec![],
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -156,17 +156,11 @@ mod tests {
     use super::*;
 
     fn server(cimd: bool, registration: bool) -> Server {
-        let u = |s: &str| Url::parse(s).expect("url");
         Server {
-            issuer: u("https://as.example"),
-            published_issuer: "https://as.example".into(),
-            iss_parameter_supported: false,
-            token_endpoint_auth_methods: vec![],
-            authorization_endpoint: u("https://as.example/authorize"),
-            token_endpoint: u("https://as.example/token"),
-            registration_endpoint: registration.then(|| u("https://as.example/register")),
+            registration_endpoint: registration
+                .then(|| Url::parse("https://as.example/register").expect("url")),
             client_id_metadata_document_supported: cimd,
-            scopes_supported: vec![],
+            ..Server::example()
         }
     }
 

@@ -21,7 +21,7 @@ use super::metadata::{self, Resource, Server};
 use super::outcome::SignInError;
 use super::registration::{ClientChoice, Registration, TokenAuth, register};
 use super::store::{Record, TokenStore};
-use super::tokens::{Grant, Tokens};
+use super::tokens::{Grant, Tokens, valid_beyond};
 use crate::log::{self, Level};
 
 /// A token that expires within this margin is not used (the contract: one minute).
@@ -68,9 +68,7 @@ impl Inner {
 }
 
 fn usable(record: &Record) -> bool {
-    record
-        .expiry()
-        .is_none_or(|at| at > SystemTime::now() + MARGIN)
+    valid_beyond(record.expiry(), SystemTime::now(), MARGIN)
 }
 
 /// The sign-in of one upstream URL.
@@ -124,15 +122,6 @@ impl Session {
     /// The sign-in time limit (`--sign-in-timeout`).
     pub fn timeout(&self) -> Duration {
         self.opts.settings.timeout
-    }
-
-    /// True when a sign-in can start: no stored access token that is valid for more than one
-    /// minute (a refresh token alone does not count), or a sign-in runs now.
-    pub fn interactive(&self) -> bool {
-        match self.inner.try_lock() {
-            Ok(inner) => inner.usable().is_none(),
-            Err(_) => true,
-        }
     }
 
     /// Changes when an interactive sign-in begins (`server/discover` then waits longer).

@@ -34,8 +34,14 @@ pub struct Tokens {
 impl Tokens {
     /// A token is usable when it does not expire within `margin` (the contract: one minute).
     pub fn usable(&self, now: SystemTime, margin: Duration) -> bool {
-        self.expires_at.is_none_or(|at| at > now + margin)
+        valid_beyond(self.expires_at, now, margin)
     }
+}
+
+/// The one expiry rule of the tokens, fresh or stored: valid beyond `now + margin`, and a
+/// token without an expiry always.
+pub fn valid_beyond(expires_at: Option<SystemTime>, now: SystemTime, margin: Duration) -> bool {
+    expires_at.is_none_or(|at| at > now + margin)
 }
 
 /// One authorization request: the URL for the browser, and what the redirect must match.
@@ -236,18 +242,7 @@ mod tests {
     use super::*;
 
     fn server() -> Server {
-        let u = |s: &str| Url::parse(s).expect("url");
-        Server {
-            issuer: u("https://as.example"),
-            published_issuer: "https://as.example".into(),
-            iss_parameter_supported: false,
-            token_endpoint_auth_methods: vec![],
-            authorization_endpoint: u("https://as.example/authorize"),
-            token_endpoint: u("https://as.example/token"),
-            registration_endpoint: None,
-            client_id_metadata_document_supported: false,
-            scopes_supported: vec![],
-        }
+        Server::example()
     }
 
     #[test]
