@@ -114,6 +114,11 @@ impl Session {
         }
     }
 
+    /// The HTTP client of the sign-in (the CAs and proxies of the URL form).
+    pub fn http(&self) -> &reqwest::Client {
+        &self.http
+    }
+
     /// The gate of the sign-ins (the front attaches its consent port here).
     pub fn gate(&self) -> &Gate {
         &self.gate

@@ -56,7 +56,12 @@ impl HttpTransport {
         events: mpsc::UnboundedSender<TransportEvent>,
         room: Room,
     ) -> Result<Arc<HttpTransport>, String> {
-        let client = build_client(&opts)?;
+        // With a sign-in, its client serves the MCP requests too: it was made from the same
+        // options, and its CAs are loaded once.
+        let client = match &opts.sign_in {
+            Some(session) => session.http().clone(),
+            None => build_client(&opts)?,
+        };
         let (end_tx, _) = watch::channel(None);
         Ok(Arc::new(HttpTransport {
             shared: Arc::new(post::PostContext {
