@@ -55,19 +55,9 @@ fn tool_names(r: &Value) -> Vec<String> {
 }
 
 /// Answers the bridge's `elicitation/create` for `ask_form` and returns the call's response.
-/// Notifications before the question are skipped: the gap replay after the listen stream's
-/// acknowledgment (R2) may come at any time after `notifications/initialized`.
+/// Notifications before the question are skipped (`Bridge::next_message`).
 fn answer_form(b: &mut Bridge, call_id: u64) -> Value {
-    let mut q = b.next_frame(FRAME);
-    while q.get("id").is_none() {
-        assert!(
-            q["method"]
-                .as_str()
-                .is_some_and(|m| m.starts_with("notifications/")),
-            "{q}"
-        );
-        q = b.next_frame(FRAME);
-    }
+    let q = b.next_message(FRAME);
     assert_eq!(q["method"], "elicitation/create", "{q}");
     assert!(
         q["id"].as_str().unwrap_or_default().starts_with("b-"),

@@ -49,7 +49,7 @@ fn through_the_bridge(peer: HttpPeer, form_tool: &str, server_name: &str) {
     // R8: the input round of a form goes to VS Code as elicitation/create; its answer
     // completes the call.
     bridge.send(&call(5, form_tool, json!({})));
-    let ask = bridge.next_frame(EXCHANGE);
+    let ask = bridge.next_message(EXCHANGE);
     assert_eq!(ask["method"], "elicitation/create", "{ask}");
     assert_eq!(ask["id"], "b-1", "{ask}");
     bridge.send(

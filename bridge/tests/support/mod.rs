@@ -233,6 +233,24 @@ impl Bridge {
         Instant::now()
     }
 
+    /// The next frame that is not a notification, within `limit` each. Notifications may come
+    /// first: the gap replay (R2) follows the listen stream's acknowledgment at any time
+    /// after `notifications/initialized`.
+    pub fn next_message(&mut self, limit: Duration) -> Value {
+        loop {
+            let f = self.next_frame(limit);
+            if f.get("id").is_some() {
+                return f;
+            }
+            assert!(
+                f["method"]
+                    .as_str()
+                    .is_some_and(|m| m.starts_with("notifications/")),
+                "neither a notification nor a message with an id: {f}"
+            );
+        }
+    }
+
     /// The next frame, within `limit`.
     pub fn next_frame(&mut self, limit: Duration) -> Value {
         match self.frames.recv_timeout(limit) {
