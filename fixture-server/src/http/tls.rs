@@ -28,7 +28,7 @@ pub fn config(untrusted: bool) -> Result<Arc<ServerConfig>, String> {
         .map_err(|e| format!("the embedded certificate is not valid PEM: {e}"))?;
     let key = PrivateKeyDer::from_pem_slice(key.as_bytes())
         .map_err(|e| format!("the embedded key is not valid PEM: {e}"))?;
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut config = ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| format!("cannot set up TLS: {e}"))?
