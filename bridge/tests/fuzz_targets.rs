@@ -34,7 +34,8 @@ use mcp_bridge_vscode::translate::initialize::{
 };
 use mcp_bridge_vscode::translate::schema::{FixKind, output_schema_allowed, repair_input_schema};
 use mcp_bridge_vscode::translate::shape::{is_list, shape_result};
-use mcp_bridge_vscode::wire::parse::{classify, parse_line, too_long, valid_id};
+use mcp_bridge_vscode::wire::fast::{Fast, parse_fast};
+use mcp_bridge_vscode::wire::parse::{Message, Parsed, classify, parse_line, too_long, valid_id};
 use mcp_bridge_vscode::wire::reader::{KEEP_BYTES, LineReader, RawLine};
 use mcp_bridge_vscode::wire::recover::{recover_id, recover_leading_id, recover_trailing_id};
 use serde_json::{Value, json};
@@ -287,6 +288,61 @@ fn fuzz_request_parser_and_id_recovery() {
             );
         }
     }
+}
+
+/// The pass-through parse (issue 15) takes only what the full parse reads the same way: a
+/// line that it takes is one JSON value, and its id, method, params and result equal those of
+/// the full parse. Real messages and their mutations (most of which are not JSON).
+#[test]
+fn fuzz_pass_through_parse_agrees_with_the_full_parse() {
+    let mut rng = rng(9);
+    let mut taken = 0;
+    for case in 0..cases() * 4 {
+        let bytes = if case % 2 == 0 {
+            seed_messages(&mut rng)
+        } else {
+            mutated(&mut rng)
+        };
+        let Ok(fast) = parse_fast(bytes.clone()) else {
+            continue;
+        };
+        taken += 1;
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(
+            serde_json::from_slice::<Value>(&bytes).is_ok(),
+            "case {case}: the pass-through took a line that is not JSON: {text}"
+        );
+        match (fast, parse_line(&bytes)) {
+            (
+                Fast::Request { id, method, params },
+                Parsed::Message(Message::Request {
+                    id: full_id,
+                    method: full_method,
+                    params: full_params,
+                }),
+            ) => assert_eq!(
+                (id, method, params.map(|p| Value::Object(p.into_map()))),
+                (full_id, full_method, full_params),
+                "case {case}: {text}"
+            ),
+            (
+                Fast::Response { id, result },
+                Parsed::Message(Message::Response {
+                    id: full_id,
+                    body: Ok(full_result),
+                }),
+            ) => assert_eq!(
+                (id, Value::Object(result.into_map())),
+                (full_id, full_result),
+                "case {case}: {text}"
+            ),
+            (fast, full) => panic!("case {case}: {fast:?}, but the full parse: {full:?}: {text}"),
+        }
+    }
+    assert!(
+        taken >= cases() / 8,
+        "the pass-through took only {taken} lines"
+    );
 }
 
 // ---------------------------------------------------------------------------------------

@@ -150,7 +150,7 @@ fn response_to(line: &[u8], id: u64) -> Option<bool> {
     (has(head, &needle) || has(tail, &needle)).then(|| has(head, "\"result\""))
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 struct Stats {
     median: Duration,
     min: Duration,
@@ -259,43 +259,76 @@ fn pad_args(bytes: usize) -> Value {
     json!({"name":"echo","arguments":{"text":"hi","pad":"x".repeat(bytes)}})
 }
 
-fn calls(peer: &mut Peer, args: &Value, warmup: usize, runs: usize) -> Stats {
-    for _ in 0..warmup {
-        peer.call("tools/call", args.clone());
+/// The three columns of one measure, interleaved: sample k of each peer is taken before sample
+/// k + 1 of any, in an order that rotates, so that a slow moment of this shared machine falls
+/// on all three columns alike instead of on one of them.
+fn interleaved(
+    peers: &mut [Peer],
+    runs: usize,
+    mut sample: impl FnMut(usize, &mut Peer) -> Duration,
+) -> Vec<Stats> {
+    let n = peers.len();
+    let mut samples = vec![Vec::with_capacity(runs); n];
+    for k in 0..runs {
+        for j in 0..n {
+            let i = (k + j) % n;
+            samples[i].push(sample(i, &mut peers[i]));
+        }
     }
-    let mut frames: Vec<(u64, Vec<u8>)> = (0..runs)
-        .map(|_| peer.frame("tools/call", args.clone()))
-        .collect();
-    frames.reverse();
-    timed(runs, || {
-        let (id, frame) = frames.pop().expect("frame");
+    samples.into_iter().map(stats).collect()
+}
+
+/// `runs` round trips of `tools/call` with `args` on each peer, after `warmup` untimed ones.
+/// The request bytes are built before the clock starts.
+fn calls(peers: &mut [Peer], args: &Value, warmup: usize, runs: usize) -> Vec<Stats> {
+    let mut frames = vec![Vec::new(); peers.len()];
+    for (peer, frames) in peers.iter_mut().zip(frames.iter_mut()) {
+        for _ in 0..warmup {
+            peer.call("tools/call", args.clone());
+        }
+        *frames = (0..runs)
+            .map(|_| peer.frame("tools/call", args.clone()))
+            .rev()
+            .collect();
+    }
+    interleaved(peers, runs, |i, peer| {
+        let (id, frame) = frames[i].pop().expect("frame");
+        let t = Instant::now();
         peer.exchange(id, &frame);
+        t.elapsed()
     })
 }
 
 /// One `toggle` per sample: each list change reaches the peer before its result.
-fn list_changes(peer: &mut Peer, n: usize) -> Stats {
-    // Two toggles first, so that the listen stream is open and acknowledged.
-    for enabled in [true, false] {
-        peer.call(
+fn list_changes(peers: &mut [Peer], n: usize) -> Vec<Stats> {
+    let mut before = vec![0; peers.len()];
+    for (peer, before) in peers.iter_mut().zip(before.iter_mut()) {
+        // Two toggles first, so that the listen stream is open and acknowledged.
+        for enabled in [true, false] {
+            peer.call(
+                "tools/call",
+                json!({"name":"toggle","arguments":{"enabled":enabled}}),
+            );
+        }
+        *before = peer.notes;
+    }
+    // After the two toggles each tool is off: the samples switch it on, off, on…
+    let mut toggles = vec![0usize; peers.len()];
+    let s = interleaved(peers, n, |i, peer| {
+        let enabled = toggles[i].is_multiple_of(2);
+        toggles[i] += 1;
+        let (id, frame) = peer.frame(
             "tools/call",
             json!({"name":"toggle","arguments":{"enabled":enabled}}),
         );
+        let t = Instant::now();
+        peer.exchange(id, &frame);
+        t.elapsed()
+    });
+    for (peer, before) in peers.iter().zip(before) {
+        let seen = peer.notes - before;
+        assert!(seen >= n, "{seen} list changes for {n} toggles");
     }
-    let before = peer.notes;
-    let s = stats(
-        (0..n)
-            .map(|i| {
-                let args = json!({"name":"toggle","arguments":{"enabled":i % 2 == 0}});
-                let (id, frame) = peer.frame("tools/call", args);
-                let t = Instant::now();
-                peer.exchange(id, &frame);
-                t.elapsed()
-            })
-            .collect(),
-    );
-    let seen = peer.notes - before;
-    assert!(seen >= n, "{seen} list changes for {n} toggles");
     s
 }
 
@@ -402,11 +435,9 @@ fn main() {
     let idle_rss = status_bytes(bridge_pid, "VmRSS");
 
     let mut rows = Vec::new();
-    let mut each = |key, label: String, unit, f: &mut dyn FnMut(&mut Peer) -> Stats| {
-        let cols = std::array::from_fn(|i| {
-            eprintln!("{label}, {} …", names[i]);
-            f(&mut peers[i])
-        });
+    let mut each = |key, label: String, unit, f: &mut dyn FnMut(&mut [Peer]) -> Vec<Stats>| {
+        eprintln!("{label}: {} …", names.join(", "));
+        let cols = f(&mut peers).try_into().expect("three columns");
         rows.push(Row {
             key,
             label,
@@ -467,7 +498,9 @@ fn main() {
     // Growth over many round trips.
     eprintln!("growth over {} round trips …", cfg.growth);
     let before_growth = status_bytes(bridge_pid, "VmRSS");
-    calls(&mut peers[2], &echo, 0, cfg.growth);
+    for _ in 0..cfg.growth {
+        peers[2].call("tools/call", echo.clone());
+    }
     let after_growth = status_bytes(bridge_pid, "VmRSS");
     for peer in peers {
         peer.stop();

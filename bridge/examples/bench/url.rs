@@ -121,7 +121,7 @@ fn via_stdio(mut peer: Peer, runs: usize, warmup: usize) -> (Stats, u64) {
     peer.call("initialize", super::init_params());
     peer.send(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
     let echo = json!({"name":"echo","arguments":{"text":"hello"}});
-    let s = super::calls(&mut peer, &echo, warmup, runs);
+    let s = super::calls(std::slice::from_mut(&mut peer), &echo, warmup, runs)[0];
     let rss = status_bytes(peer.pid(), "VmRSS");
     peer.stop();
     (s, rss)

@@ -20,7 +20,7 @@ use super::out::FrameBuf;
 #[derive(Clone, Debug)]
 pub enum Member {
     /// The JSON text as received: valid, and without anything that a full parse would change
-    /// (see [`super::scan::plain`]).
+    /// (see [`super::scan::Scanner`]).
     Raw(Bytes),
     /// A value that the bridge parsed or put there.
     Value(Value),
@@ -75,8 +75,9 @@ impl Member {
     }
 }
 
-/// Raw text passed the checks of a full parse before it was kept ([`super::scan::plain`] and
-/// serde_json's syntax check), so this parse does not fail; if it ever did, the member would
+/// Raw text passed the checks of a full parse before it was kept ([`super::scan::Scanner`]
+/// checks the syntax and what a full parse would read differently), so this parse does not
+/// fail; if it ever did, the member would
 /// read as `null` rather than stop the bridge.
 fn parse_raw(bytes: &[u8]) -> Value {
     serde_json::from_slice(bytes).unwrap_or(Value::Null)

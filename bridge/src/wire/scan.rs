@@ -1,8 +1,7 @@
-//! The gate of the pass-through path (issue 15): a fast scan that says whether a line may keep
-//! its member values as the bytes received.
+//! The gate of the pass-through path (issue 15): a fast scan that checks the syntax of a line
+//! and says whether it may keep its member values as the bytes received.
 //!
-//! serde_json checks the syntax of a member that it keeps raw (`RawValue`), but not three
-//! things that a full parse into a `Value` decides: the nesting limit ([`super::parse::MAX_DEPTH`]),
+//! Besides the syntax, three things that a full parse into a `Value` decides: the nesting limit ([`super::parse::MAX_DEPTH`]),
 //! lone escaped surrogates (replaced by U+FFFD, see [`super::surrogates`]) and the range of
 //! numbers (`1e400` is refused). A line that has none of them is accepted by both paths, and
 //! each value reads the same; any other line takes the full parse. A message with a line break
@@ -20,79 +19,227 @@ const PLAIN_DECIMAL: usize = 18;
 /// longer integer is refused by it.
 const PLAIN_INTEGER: usize = 300;
 
-/// True when the JSON text `line` (or what a parse would refuse of it) has no nesting deeper
-/// than [`PLAIN_DEPTH`], no `\uD800`–`\uDFFF` escape that is not half of a pair, no number
-/// with an exponent, no fraction longer than [`PLAIN_DECIMAL`] and no integer longer than
-/// [`PLAIN_INTEGER`]. Strings are skipped with `memchr`, so that a large string costs little
-/// more than a copy.
-pub fn plain(line: &[u8]) -> bool {
-    let mut depth = 0usize;
-    let mut i = 0;
-    while let Some(&b) = line.get(i) {
-        match b {
-            b'"' => match skip_string(line, i + 1) {
-                Some(end) => i = end,
-                None => return false,
-            },
-            b'[' | b'{' => {
-                depth += 1;
-                if depth > PLAIN_DEPTH {
-                    return false;
-                }
-                i += 1;
-            }
-            b']' | b'}' => {
-                depth = depth.saturating_sub(1);
-                i += 1;
-            }
-            b'-' | b'0'..=b'9' => {
-                let len = line[i..]
-                    .iter()
-                    .take_while(|c| matches!(c, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
-                    .count();
-                let number = &line[i..i + len];
-                let limit = if number.contains(&b'.') {
-                    PLAIN_DECIMAL
-                } else {
-                    PLAIN_INTEGER
-                };
-                if len > limit || number.iter().any(|c| matches!(c, b'e' | b'E')) {
-                    return false;
-                }
-                i += len;
-            }
-            // A line break between tokens: a body of HTTP or an event of SSE may have one, and
-            // a member written as received would break the line of its frame.
-            b'\n' | b'\r' => return false,
-            // Literals, other whitespace, `,` and `:`; anything else is the parser's to refuse.
-            _ => i += 1,
-        }
-    }
-    true
+/// A validating scanner of one line of JSON: it finds where each value begins and ends, and
+/// accepts a value only when it is valid JSON that a full parse reads the same way: no
+/// nesting deeper than [`PLAIN_DEPTH`], no `\uD800`–`\uDFFF` escape that is not half of a
+/// pair, no number with an exponent, no fraction longer than [`PLAIN_DECIMAL`], no integer
+/// longer than [`PLAIN_INTEGER`] and no line break between tokens. `None` means "not
+/// plain": the line takes the full parse, which gives the error where there is one. The
+/// caller checks UTF-8 once for the whole line.
+///
+/// Strings are skipped with `memchr` and checked for control characters with a loop that
+/// the compiler vectorises, so that a large string costs little more than a copy.
+pub struct Scanner<'a> {
+    line: &'a [u8],
+    pos: usize,
+    depth: usize,
 }
 
-/// Skips a string from just after its opening quote; returns the index after its closing
-/// quote, or `None` for a lone escaped surrogate or a string without its end.
-fn skip_string(line: &[u8], mut i: usize) -> Option<usize> {
-    loop {
-        i += memchr::memchr2(b'"', b'\\', line.get(i..)?)?;
-        if line[i] == b'"' {
-            return Some(i + 1);
+impl<'a> Scanner<'a> {
+    pub fn new(line: &'a [u8]) -> Scanner<'a> {
+        Scanner {
+            line,
+            pos: 0,
+            depth: 0,
         }
-        match line.get(i + 1) {
-            Some(b'u') => match surrogate(line.get(i + 2..i + 6)?) {
-                None => i += 6,
-                // A high half followed by a low half is one character on both paths.
-                Some(true) if line.get(i + 6..i + 8) == Some(b"\\u") => {
-                    if surrogate(line.get(i + 8..i + 12)?) != Some(false) {
-                        return None;
-                    }
-                    i += 12;
+    }
+
+    /// Skips spaces and tabs (a line break is never plain).
+    pub fn ws(&mut self) {
+        while matches!(self.line.get(self.pos), Some(b' ' | b'\t')) {
+            self.pos += 1;
+        }
+    }
+
+    /// Whitespace, then the byte `b`.
+    pub fn eat(&mut self, b: u8) -> Option<()> {
+        self.ws();
+        (self.line.get(self.pos) == Some(&b)).then(|| self.pos += 1)
+    }
+
+    /// Whitespace, then the next byte without taking it.
+    pub fn peek(&mut self) -> Option<u8> {
+        self.ws();
+        self.line.get(self.pos).copied()
+    }
+
+    /// True when only whitespace is left.
+    pub fn at_end(&mut self) -> bool {
+        self.ws();
+        self.pos == self.line.len()
+    }
+
+    /// Enters an object or an array (its opening byte is taken by the caller).
+    pub fn enter(&mut self) -> Option<()> {
+        self.depth += 1;
+        (self.depth <= PLAIN_DEPTH).then_some(())
+    }
+
+    pub fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    /// Whitespace, then what follows in an object just entered: `Some(true)` when a member
+    /// follows (after the `,` that separates members; none before the first), `Some(false)`
+    /// at its end (the `}` is taken), `None` when neither is valid.
+    pub fn next_member(&mut self, first: bool) -> Option<bool> {
+        match self.peek()? {
+            b'}' => {
+                self.pos += 1;
+                self.leave();
+                Some(false)
+            }
+            b',' if !first => {
+                self.pos += 1;
+                Some(true)
+            }
+            _ => first.then_some(true),
+        }
+    }
+
+    /// Whitespace, a key and its `:`: the key's text (escapes decoded).
+    pub fn key(&mut self) -> Option<std::borrow::Cow<'a, str>> {
+        self.ws();
+        let (start, end) = self.value_range_of_string()?;
+        self.eat(b':')?;
+        let raw = &self.line[start..end];
+        if raw.contains(&b'\\') {
+            return serde_json::from_slice::<String>(raw).ok().map(Into::into);
+        }
+        // Checked UTF-8 by the caller; without escapes the text is the bytes between quotes.
+        std::str::from_utf8(&raw[1..raw.len() - 1])
+            .ok()
+            .map(Into::into)
+    }
+
+    /// Whitespace and one value: its range in the line.
+    pub fn value(&mut self) -> Option<(usize, usize)> {
+        self.ws();
+        let start = self.pos;
+        match *self.line.get(self.pos)? {
+            b'"' => return self.value_range_of_string(),
+            b'{' => {
+                self.pos += 1;
+                self.enter()?;
+                let mut first = true;
+                while self.next_member(first)? {
+                    first = false;
+                    self.ws();
+                    self.value_range_of_string()?;
+                    self.eat(b':')?;
+                    self.value()?;
                 }
-                Some(_) => return None,
-            },
-            Some(_) => i += 2,
-            None => return None,
+            }
+            b'[' => {
+                self.pos += 1;
+                self.enter()?;
+                if self.peek()? == b']' {
+                    self.pos += 1;
+                } else {
+                    loop {
+                        self.value()?;
+                        match self.peek()? {
+                            b',' => self.pos += 1,
+                            b']' => {
+                                self.pos += 1;
+                                break;
+                            }
+                            _ => return None,
+                        }
+                    }
+                }
+                self.leave();
+            }
+            b't' => self.literal(b"true")?,
+            b'f' => self.literal(b"false")?,
+            b'n' => self.literal(b"null")?,
+            b'-' | b'0'..=b'9' => self.number()?,
+            _ => return None,
+        }
+        Some((start, self.pos))
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        let end = self.pos + word.len();
+        (self.line.get(self.pos..end) == Some(word)).then(|| self.pos = end)
+    }
+
+    /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?`; an exponent is not plain.
+    fn number(&mut self) -> Option<()> {
+        let start = self.pos;
+        let digits = |s: &Self, from: usize| {
+            s.line[from..]
+                .iter()
+                .take_while(|c| c.is_ascii_digit())
+                .count()
+        };
+        if self.line[self.pos] == b'-' {
+            self.pos += 1;
+        }
+        let int = digits(self, self.pos);
+        if int == 0 || (int > 1 && self.line[self.pos] == b'0') {
+            return None;
+        }
+        self.pos += int;
+        let mut limit = PLAIN_INTEGER;
+        if self.line.get(self.pos) == Some(&b'.') {
+            let frac = digits(self, self.pos + 1);
+            if frac == 0 {
+                return None;
+            }
+            self.pos += 1 + frac;
+            limit = PLAIN_DECIMAL;
+        }
+        let exponent = matches!(self.line.get(self.pos), Some(b'e' | b'E'));
+        (!exponent && self.pos - start <= limit).then_some(())
+    }
+
+    /// A string from its opening quote: its range, quotes included.
+    fn value_range_of_string(&mut self) -> Option<(usize, usize)> {
+        let start = self.pos;
+        if self.line.get(start) != Some(&b'"') {
+            return None;
+        }
+        let mut i = start + 1;
+        loop {
+            let rest = self.line.get(i..)?;
+            let n = memchr::memchr2(b'"', b'\\', rest)?;
+            // No control character in a string (JSON); `fold` rather than `any`, so that
+            // the loop has no early exit and vectorises.
+            if rest[..n].iter().fold(false, |bad, &c| bad | (c < 0x20)) {
+                return None;
+            }
+            i += n;
+            if self.line[i] == b'"' {
+                self.pos = i + 1;
+                return Some((start, self.pos));
+            }
+            i = self.escape(i)?;
+        }
+    }
+
+    /// One escape at `i` (its backslash); the index after it, or `None` when it is not
+    /// valid or a lone surrogate half.
+    fn escape(&self, i: usize) -> Option<usize> {
+        match *self.line.get(i + 1)? {
+            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(i + 2),
+            b'u' => {
+                let hex = self.line.get(i + 2..i + 6)?;
+                if !hex.iter().all(u8::is_ascii_hexdigit) {
+                    return None;
+                }
+                match surrogate(hex) {
+                    None => Some(i + 6),
+                    // A high half followed by a low half is one character on both paths.
+                    Some(true) if self.line.get(i + 6..i + 8) == Some(b"\\u") => {
+                        let low = self.line.get(i + 8..i + 12)?;
+                        (low.iter().all(u8::is_ascii_hexdigit) && surrogate(low) == Some(false))
+                            .then_some(i + 12)
+                    }
+                    Some(_) => None,
+                }
+            }
+            _ => None,
         }
     }
 }
@@ -114,6 +261,12 @@ fn surrogate(hex: &[u8]) -> Option<bool> {
 mod tests {
     use super::*;
 
+    /// One whole value that the scanner accepts.
+    fn plain(line: &[u8]) -> bool {
+        let mut s = Scanner::new(line);
+        s.value().is_some() && s.at_end()
+    }
+
     #[test]
     fn ordinary_lines_are_plain() {
         assert!(plain(br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"a\"b\\c\n\u00e9"}],"n":-12.5,"ok":true,"x":null}}"#));
@@ -126,6 +279,66 @@ mod tests {
         );
         assert!(plain(format!("[{}]", "9".repeat(PLAIN_INTEGER)).as_bytes()));
         assert!(plain(br#"{"s":"[[[[[[{{{{ not nesting \ud7ff"}"#));
+    }
+
+    #[test]
+    fn what_is_not_json_is_not_plain() {
+        for bad in [
+            "01",
+            "-",
+            "-01",
+            "1.",
+            ".5",
+            "+1",
+            "1 2",
+            "[1,]",
+            "[,1]",
+            "[1 2]",
+            "{\"a\":1,}",
+            "{\"a\" 1}",
+            "{\"a\":}",
+            "{a:1}",
+            "{1:2}",
+            "{\"a\":1 \"b\":2}",
+            "tru",
+            "nul",
+            "True",
+            "\"\\x\"",
+            "\"\\u12G4\"",
+            "\"\\u12\"",
+            "\"a\u{1}b\"",
+            "\"tab\there\"",
+            "\"abc",
+            "[",
+            "{",
+            "}",
+            "]",
+            "",
+            " ",
+            "\"\\\"",
+        ] {
+            assert!(!plain(bad.as_bytes()), "{bad:?}");
+            assert!(
+                serde_json::from_str::<serde_json::Value>(bad).is_err(),
+                "the vector {bad:?} is JSON"
+            );
+        }
+        for good in [
+            "0",
+            "-0",
+            "-1.25",
+            "[]",
+            "{}",
+            " [ 1 , { \"a\" : [ ] } ] ",
+            "\"\\/\\b\\f\\n\\r\\t\\\"\\\\\"",
+            "\"\\u00e9\\uABCD\"",
+            "true",
+            "false",
+            "null",
+            "{\"a\":1,\"a\":2}",
+        ] {
+            assert!(plain(good.as_bytes()), "{good:?}");
+        }
     }
 
     #[test]
