@@ -4,8 +4,11 @@
 //! the ratios; and the resident memory of the bridge (idle, peak while passing one message of N
 //! bytes, growth over many round trips).
 //!
-//! cargo build --release -p mcp-bridge-vscode -p bridge-fixture-server --examples --bins
+//! cargo build --release --workspace --examples
 //! target/release/examples/bench [--json] [--growth N] [--quick] [--url-only]
+//!
+//! The bench first builds the bridge and the fixture with its own profile (a no-op when they
+//! are up to date), so that it never measures stale binaries.
 //!
 //! The URL form ([`url`]) runs the fixture with `--listen` and compares the bridge with a
 //! direct HTTPS client, and with `mcp-remote` when `MCP_REMOTE` names its `dist/proxy.js`.
@@ -187,6 +190,56 @@ fn target_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("target"))
 }
 
+/// Builds the bridge and the fixture with the bench's own profile, so that the figures are
+/// those of the sources beside it (`cargo build --examples` alone builds no binary). Skipped
+/// when BRIDGE_BIN or BRIDGE_FIXTURE_SERVER names a binary; a build that cannot run leaves
+/// what is there.
+fn build_binaries() {
+    if std::env::var_os("BRIDGE_BIN").is_some()
+        || std::env::var_os("BRIDGE_FIXTURE_SERVER").is_some()
+    {
+        return;
+    }
+    let target = target_dir();
+    let Some(workspace) = target.parent() else {
+        return;
+    };
+    let exe = std::env::current_exe().expect("exe");
+    let profile = exe
+        .ancestors()
+        .nth(2)
+        .and_then(Path::file_name)
+        .and_then(|p| p.to_str())
+        .unwrap_or("release")
+        .to_owned();
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut build = Command::new(cargo);
+    build.current_dir(workspace).args([
+        "build",
+        "--quiet",
+        "-p",
+        "mcp-bridge-vscode",
+        "-p",
+        "bridge-fixture-server",
+        "--bins",
+    ]);
+    match profile.as_str() {
+        "debug" => {}
+        "release" => {
+            build.arg("--release");
+        }
+        other => {
+            build.args(["--profile", other]);
+        }
+    }
+    eprintln!("building the bridge and the fixture ({profile}) …");
+    match build.status() {
+        Ok(status) if status.success() => {}
+        Ok(status) => eprintln!("the build failed ({status}); measuring the binaries that exist"),
+        Err(e) => eprintln!("cannot run cargo ({e}); measuring the binaries that exist"),
+    }
+}
+
 fn find(var: &str, name: &str) -> PathBuf {
     if let Some(p) = std::env::var_os(var) {
         return PathBuf::from(p);
@@ -243,6 +296,20 @@ fn status_bytes(pid: u32, field: &str) -> u64 {
         .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
         .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
         .map_or(0, |kb| kb * 1024)
+}
+
+/// Private_Clean + Private_Dirty of /proc/<pid>/smaps_rollup, in bytes.
+fn private_bytes(pid: u32) -> u64 {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| {
+            let v = l
+                .strip_prefix("Private_Clean:")
+                .or_else(|| l.strip_prefix("Private_Dirty:"))?;
+            v.split_whitespace().next()?.parse::<u64>().ok()
+        })
+        .sum::<u64>()
+        * 1024
 }
 
 /// Resets the peak resident size (VmHWM) of a process of ours to its current size.
@@ -412,6 +479,7 @@ fn main() {
             inits: 10,
         }
     };
+    build_binaries();
     let bridge = find("BRIDGE_BIN", "mcp-bridge-vscode");
     let fixture = find("BRIDGE_FIXTURE_SERVER", "bridge-fixture-server");
     println!(
@@ -433,6 +501,7 @@ fn main() {
     std::thread::sleep(Duration::from_millis(300));
     let bridge_pid = peers[2].pid();
     let idle_rss = status_bytes(bridge_pid, "VmRSS");
+    let idle_private = private_bytes(bridge_pid);
 
     let mut rows = Vec::new();
     let mut each = |key, label: String, unit, f: &mut dyn FnMut(&mut [Peer]) -> Vec<Stats>| {
@@ -518,6 +587,7 @@ fn main() {
         &cfg,
         Memory {
             idle: idle_rss,
+            idle_private,
             peaks,
             growth: (before_growth, after_growth),
         },
@@ -528,6 +598,10 @@ fn main() {
 
 struct Memory {
     idle: u64,
+    /// The pages of the idle bridge that no other process shares (heap, stacks, written
+    /// data); the rest of `idle` are pages of the executable and of libc, shared with every
+    /// process that maps them (every bridge that VS Code starts).
+    idle_private: u64,
     peaks: Vec<(usize, u64)>,
     growth: (u64, u64),
 }
@@ -588,7 +662,11 @@ fn report(
         init_over * 1e3
     );
     let mb = |b: u64| b as f64 / 1e6;
-    println!("bridge resident memory: idle {:.1} MB", mb(mem.idle));
+    println!(
+        "bridge resident memory: idle {:.1} MB, of which {:.1} MB private (the rest: pages of the executable and of libc that processes share)",
+        mb(mem.idle),
+        mb(mem.idle_private)
+    );
     let mut peaks = Map::new();
     for (mib, peak) in &mem.peaks {
         let n = (*mib * MIB) as f64;
@@ -646,7 +724,7 @@ fn report(
             "initialize": {"direct_discover_median_s": secs(init_direct.median),
                 "bridge_initialize_median_s": secs(init_bridge.median),
                 "bridge_overhead_s": init_over, "runs": cfg.inits},
-            "rss_bytes": {"idle": mem.idle, "peak_per_message": peaks,
+            "rss_bytes": {"idle": mem.idle, "idle_private": mem.idle_private, "peak_per_message": peaks,
                 "growth": {"round_trips": cfg.growth, "before": g0, "after": g1,
                     "delta": g1 as i64 - g0 as i64}},
         });

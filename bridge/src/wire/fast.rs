@@ -30,7 +30,7 @@ pub enum Fast {
 pub fn parse_fast(line: Vec<u8>) -> Result<Fast, Vec<u8>> {
     let found = std::str::from_utf8(&line)
         .ok()
-        .and_then(|_| envelope(&line))
+        .and_then(envelope)
         .and_then(Envelope::sort);
     let Some(found) = found else {
         return Err(line);
@@ -109,10 +109,11 @@ impl Envelope {
     }
 }
 
-/// Reads the envelope of one line (valid UTF-8) with [`Scanner`]: `None` when the line is not
-/// one plain JSON object, or when `params` or `result` is there and is not an object.
-fn envelope(line: &[u8]) -> Option<Envelope> {
-    let mut s = Scanner::new(line);
+/// Reads the envelope of one line with [`Scanner`]: `None` when the line is not one plain
+/// JSON object, or when `params` or `result` is there and is not an object.
+fn envelope(text: &str) -> Option<Envelope> {
+    let line = text.as_bytes();
+    let mut s = Scanner::new(text);
     s.eat(b'{')?;
     s.enter()?;
     let mut e = Envelope::default();

@@ -25,20 +25,27 @@ const PLAIN_INTEGER: usize = 300;
 /// pair, no number with an exponent, no fraction longer than [`PLAIN_DECIMAL`], no integer
 /// longer than [`PLAIN_INTEGER`] and no line break between tokens. `None` means "not
 /// plain": the line takes the full parse, which gives the error where there is one. The
-/// caller checks UTF-8 once for the whole line.
+/// scanner reads a `&str`, so UTF-8 is checked once for the whole line, and a key without
+/// escapes is a slice of it.
 ///
 /// Strings are skipped with `memchr` and checked for control characters with a loop that
 /// the compiler vectorises, so that a large string costs little more than a copy.
 pub struct Scanner<'a> {
+    text: &'a str,
     line: &'a [u8],
     pos: usize,
     depth: usize,
 }
 
+/// Strings up to this length are scanned byte by byte: most are keys and names, which end
+/// before `memchr` pays for its setup.
+const SHORT_STRING: usize = 32;
+
 impl<'a> Scanner<'a> {
-    pub fn new(line: &'a [u8]) -> Scanner<'a> {
+    pub fn new(text: &'a str) -> Scanner<'a> {
         Scanner {
-            line,
+            text,
+            line: text.as_bytes(),
             pos: 0,
             depth: 0,
         }
@@ -106,10 +113,8 @@ impl<'a> Scanner<'a> {
         if raw.contains(&b'\\') {
             return serde_json::from_slice::<String>(raw).ok().map(Into::into);
         }
-        // Checked UTF-8 by the caller; without escapes the text is the bytes between quotes.
-        std::str::from_utf8(&raw[1..raw.len() - 1])
-            .ok()
-            .map(Into::into)
+        // The quotes are ASCII, so the text between them is a slice of the checked line.
+        self.text.get(start + 1..end - 1).map(Into::into)
     }
 
     /// Whitespace and one value: its range in the line.
@@ -203,12 +208,23 @@ impl<'a> Scanner<'a> {
         let mut i = start + 1;
         loop {
             let rest = self.line.get(i..)?;
-            let n = memchr::memchr2(b'"', b'\\', rest)?;
-            // No control character in a string (JSON); `fold` rather than `any`, so that
-            // the loop has no early exit and vectorises.
-            if rest[..n].iter().fold(false, |bad, &c| bad | (c < 0x20)) {
-                return None;
-            }
+            let short = rest
+                .iter()
+                .take(SHORT_STRING)
+                .position(|&c| c == b'"' || c == b'\\' || c < 0x20);
+            let n = match short {
+                Some(n) if rest[n] < 0x20 => return None,
+                Some(n) => n,
+                None => {
+                    let n = memchr::memchr2(b'"', b'\\', rest)?;
+                    // No control character in a string (JSON); `fold` rather than `any`, so
+                    // that the loop has no early exit and vectorises.
+                    if rest[..n].iter().fold(false, |bad, &c| bad | (c < 0x20)) {
+                        return None;
+                    }
+                    n
+                }
+            };
             i += n;
             if self.line[i] == b'"' {
                 self.pos = i + 1;
@@ -263,7 +279,10 @@ mod tests {
 
     /// One whole value that the scanner accepts.
     fn plain(line: &[u8]) -> bool {
-        let mut s = Scanner::new(line);
+        let Ok(text) = std::str::from_utf8(line) else {
+            return false;
+        };
+        let mut s = Scanner::new(text);
         s.value().is_some() && s.at_end()
     }
 
