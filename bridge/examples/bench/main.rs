@@ -298,20 +298,6 @@ fn status_bytes(pid: u32, field: &str) -> u64 {
         .map_or(0, |kb| kb * 1024)
 }
 
-/// Private_Clean + Private_Dirty of /proc/<pid>/smaps_rollup, in bytes.
-fn private_bytes(pid: u32) -> u64 {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap_or_default();
-    text.lines()
-        .filter_map(|l| {
-            let v = l
-                .strip_prefix("Private_Clean:")
-                .or_else(|| l.strip_prefix("Private_Dirty:"))?;
-            v.split_whitespace().next()?.parse::<u64>().ok()
-        })
-        .sum::<u64>()
-        * 1024
-}
-
 /// Resets the peak resident size (VmHWM) of a process of ours to its current size.
 fn reset_peak(pid: u32) {
     let _ = std::fs::write(format!("/proc/{pid}/clear_refs"), "5");
@@ -501,7 +487,7 @@ fn main() {
     std::thread::sleep(Duration::from_millis(300));
     let bridge_pid = peers[2].pid();
     let idle_rss = status_bytes(bridge_pid, "VmRSS");
-    let idle_private = private_bytes(bridge_pid);
+    let idle_anon = status_bytes(bridge_pid, "RssAnon");
 
     let mut rows = Vec::new();
     let mut each = |key, label: String, unit, f: &mut dyn FnMut(&mut [Peer]) -> Vec<Stats>| {
@@ -587,7 +573,7 @@ fn main() {
         &cfg,
         Memory {
             idle: idle_rss,
-            idle_private,
+            idle_anon,
             peaks,
             growth: (before_growth, after_growth),
         },
@@ -598,10 +584,10 @@ fn main() {
 
 struct Memory {
     idle: u64,
-    /// The pages of the idle bridge that no other process shares (heap, stacks, written
-    /// data); the rest of `idle` are pages of the executable and of libc, shared with every
-    /// process that maps them (every bridge that VS Code starts).
-    idle_private: u64,
+    /// The anonymous pages of the idle bridge (heap, stacks, relocated data): what each
+    /// further bridge adds; the rest of `idle` are file pages of the executable and of the
+    /// shared libraries, which every bridge process that VS Code starts shares.
+    idle_anon: u64,
     peaks: Vec<(usize, u64)>,
     growth: (u64, u64),
 }
@@ -663,9 +649,9 @@ fn report(
     );
     let mb = |b: u64| b as f64 / 1e6;
     println!(
-        "bridge resident memory: idle {:.1} MB, of which {:.1} MB private (the rest: pages of the executable and of libc that processes share)",
+        "bridge resident memory: idle {:.1} MB, of which {:.1} MB anonymous (the rest: file pages of the executable and libraries, shared by every bridge process)",
         mb(mem.idle),
-        mb(mem.idle_private)
+        mb(mem.idle_anon)
     );
     let mut peaks = Map::new();
     for (mib, peak) in &mem.peaks {
@@ -724,7 +710,7 @@ fn report(
             "initialize": {"direct_discover_median_s": secs(init_direct.median),
                 "bridge_initialize_median_s": secs(init_bridge.median),
                 "bridge_overhead_s": init_over, "runs": cfg.inits},
-            "rss_bytes": {"idle": mem.idle, "idle_private": mem.idle_private, "peak_per_message": peaks,
+            "rss_bytes": {"idle": mem.idle, "idle_anon": mem.idle_anon, "peak_per_message": peaks,
                 "growth": {"round_trips": cfg.growth, "before": g0, "after": g1,
                     "delta": g1 as i64 - g0 as i64}},
         });

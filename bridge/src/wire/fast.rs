@@ -28,7 +28,7 @@ pub enum Fast {
 
 /// Parses `line` on the pass-through path, or gives it back for the full parse.
 pub fn parse_fast(line: Vec<u8>) -> Result<Fast, Vec<u8>> {
-    let found = std::str::from_utf8(&line)
+    let found = simdutf8::basic::from_utf8(&line)
         .ok()
         .and_then(envelope)
         .and_then(Envelope::sort);

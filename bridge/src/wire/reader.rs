@@ -66,7 +66,13 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                 None => (buf, buf.len(), false),
             };
             match over.as_mut() {
-                Some((_, tail)) => keep_tail(tail, chunk),
+                Some((head, tail)) => {
+                    // The head fills up to KEEP_BYTES whatever the chunks: a line that passed
+                    // the limit in a small chunk gets the same head as in one large chunk.
+                    let room = KEEP_BYTES.saturating_sub(head.len()).min(chunk.len());
+                    head.extend_from_slice(&chunk[..room]);
+                    keep_tail(tail, chunk);
+                }
                 None if line.len() + chunk.len() > self.max => {
                     let before = std::mem::take(&mut line);
                     let mut head = before[..before.len().min(KEEP_BYTES)].to_vec();
@@ -180,5 +186,41 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(got[1], RawLine::Line(b"next".to_vec()));
+    }
+
+    /// A reader that gives `step` bytes per read.
+    struct Trickle<'a> {
+        data: &'a [u8],
+        step: usize,
+    }
+
+    impl tokio::io::AsyncRead for Trickle<'_> {
+        fn poll_read(
+            mut self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+            buf: &mut tokio::io::ReadBuf<'_>,
+        ) -> std::task::Poll<io::Result<()>> {
+            let n = self.step.min(self.data.len()).min(buf.remaining());
+            buf.put_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            std::task::Poll::Ready(Ok(()))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_line_over_the_limit_in_small_chunks_keeps_a_full_head() {
+        let line: Vec<u8> = (0..600u32).map(|i| b'a' + (i % 26) as u8).collect();
+        let mut input = line.clone();
+        input.push(b'\n');
+        for step in [1, 7, 20, 600] {
+            let mut r = LineReader::new(Trickle { data: &input, step }, 16);
+            match r.next().await {
+                Ok(RawLine::TooLong { head, tail }) => {
+                    assert_eq!(head, line[..KEEP_BYTES], "step {step}");
+                    assert_eq!(tail, line[line.len() - KEEP_BYTES..], "step {step}");
+                }
+                other => panic!("step {step}: {other:?}"),
+            }
+        }
     }
 }
