@@ -458,8 +458,8 @@ fn main() {
         Config {
             round_trips: 2000,
             warmup: 100,
-            big_runs: 5,
-            huge_runs: 2,
+            big_runs: 9,
+            huge_runs: 3,
             growth: growth_arg.unwrap_or(20_000),
             list_changes: 1000,
             inits: 10,
