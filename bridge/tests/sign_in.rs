@@ -9,6 +9,7 @@ mod support;
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
+use mcp_bridge_vscode::auth::receiver::START_LATE_WARNING;
 use serde_json::{Value, json};
 use support::oauth::{
     SIGN_IN, bridge, browse, browser_script, complete, counters, forget_clients, free_port, get,
@@ -145,6 +146,11 @@ fn m6_the_browser_opener_gets_only_the_start_url_and_no_secret_variable() {
         1,
         "the line is written also with a browser"
     );
+    // M6 "start late": the start URL requested again after the sign-in (within the grace of
+    // the receiver, receiver::LATE_GRACE) gets 410 and the warning.
+    let (status, _) = get(args[0]);
+    assert_eq!(status, 410);
+    b.expect_line(|l| l == format!("mcp-bridge-vscode: bridge: warning: {START_LATE_WARNING}"));
     b.close_and_expect_exit_0();
     assert_no_secret(&b);
 }

@@ -10,18 +10,41 @@
 
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 
 use super::failure::sanitize;
+use crate::log::{self, Level};
 
 /// The head of a request is read up to this size and this time.
 const MAX_HEAD: usize = 16 << 10;
 const HEAD_TIME: Duration = Duration::from_secs(10);
+
+/// M6 "start late": after a redirect with a code, the receiver stays this long on its port to
+/// answer a second request of a start URL that was used with 410 and a warning (a program
+/// that raced the browser for the URL shows itself then). A next sign-in of this bridge on
+/// the port takes the listener over at once ([`Receiver::bind`]); another bridge that wants
+/// the port in this time gets `redirect_port_unavailable`, as during a sign-in.
+pub const LATE_GRACE: Duration = Duration::from_secs(10);
+
+/// The warning of a start URL requested again after the redirect.
+pub const START_LATE_WARNING: &str = "The start URL of the sign-in received a second request after the redirect. Another program possibly signed in with a different account. To be sure, run logout and sign in again.";
+
+/// The listener of the last sign-in during its late grace; the task of the grace holds the
+/// only strong reference, so the port closes when the grace ends.
+struct Lingering {
+    port: u16,
+    listener: Weak<TcpListener>,
+    stop: CancellationToken,
+}
+
+static LINGERING: Mutex<Option<Lingering>> = Mutex::new(None);
 
 /// How the wait for the redirect ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,6 +63,14 @@ pub enum Outcome {
     /// the authorization server said that it sends one: the answer may come from another
     /// authorization server (a mix-up attack), so its code never goes to the token endpoint.
     WrongIssuer,
+}
+
+/// What one request tells the wait: an outcome, or (M6) a second request of a used start URL
+/// after the redirect with a code, which ends nothing and gets the warning.
+#[derive(Debug, PartialEq, Eq)]
+enum Heard {
+    Ended(Outcome),
+    StartLate,
 }
 
 /// What the receiver knows of one sign-in.
@@ -77,14 +108,18 @@ impl IssuerCheck {
 
 /// A bound receiver.
 pub struct Receiver {
-    listener: TcpListener,
+    listener: Arc<TcpListener>,
     port: u16,
 }
 
 impl Receiver {
     /// Listens on `127.0.0.1:<port>` (0: any free port, for tests). `AddrInUse` when another
-    /// program has the port.
+    /// program has the port. The listener of an earlier sign-in of this process that is still
+    /// in its late grace on the port is taken over: its grace ends.
     pub fn bind(port: u16) -> io::Result<Receiver> {
+        if let Some(listener) = take_lingering(port) {
+            return Ok(Receiver { listener, port });
+        }
         let socket = TcpSocket::new_v4()?;
         // The receiver closes each connection first, so the connections of an earlier sign-in
         // on this port (a step-up, a second account) stay in TIME_WAIT for a minute, and
@@ -98,7 +133,10 @@ impl Receiver {
         socket.bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port)))?;
         let listener = socket.listen(16)?;
         let port = listener.local_addr()?.port();
-        Ok(Receiver { listener, port })
+        Ok(Receiver {
+            listener: Arc::new(listener),
+            port,
+        })
     }
 
     pub fn port(&self) -> u16 {
@@ -110,42 +148,118 @@ impl Receiver {
         format!("http://127.0.0.1:{}/start/{token}", self.port)
     }
 
-    /// Serves until the redirect, a second start request, or the deadline.
+    /// Serves until the redirect, a second start request, or the deadline. After a redirect
+    /// with a code, the late grace begins when the start URL was used.
     pub async fn wait(self, expect: Expect, deadline: Instant) -> Outcome {
-        let (tx, mut rx) = mpsc::channel::<Outcome>(1);
-        let state = std::sync::Arc::new(std::sync::Mutex::new(Served::default()));
-        let serve = async {
-            loop {
-                let stream = match self.listener.accept().await {
-                    Ok((stream, _)) => stream,
-                    Err(_) => {
-                        // Out of descriptors, for example: wait a little instead of spinning.
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                        continue;
+        let (tx, mut rx) = mpsc::channel::<Heard>(1);
+        let state = Arc::new(Mutex::new(Served::default()));
+        let serve = serve(&self.listener, &expect, &state, &tx);
+        let outcome = tokio::select! {
+            _ = serve => Outcome::TimedOut,
+            outcome = first_outcome(&mut rx) => outcome,
+            _ = tokio::time::sleep_until(deadline) => Outcome::TimedOut,
+        };
+        let start_used = lock(&state).start_used;
+        if matches!(outcome, Outcome::Code(_)) && start_used {
+            self.linger(expect, state);
+        }
+        outcome
+    }
+
+    /// The late grace (M6): the listener answers for [`LATE_GRACE`], a second request of the
+    /// start URL with 410 and the warning, until a next sign-in takes it over.
+    fn linger(self, expect: Expect, state: Arc<Mutex<Served>>) {
+        let stop = CancellationToken::new();
+        let previous = lock_lingering().replace(Lingering {
+            port: self.port,
+            listener: Arc::downgrade(&self.listener),
+            stop: stop.clone(),
+        });
+        if let Some(previous) = previous {
+            previous.stop.cancel();
+        }
+        tokio::spawn(async move {
+            let (tx, mut rx) = mpsc::channel::<Heard>(1);
+            let serve = serve(&self.listener, &expect, &state, &tx);
+            let warnings = async {
+                while let Some(heard) = rx.recv().await {
+                    if heard == Heard::StartLate {
+                        log::bridge(Level::Warn, START_LATE_WARNING);
                     }
-                };
-                let expect = expect.clone();
-                let tx = tx.clone();
-                let state = std::sync::Arc::clone(&state);
-                tokio::spawn(async move {
-                    if let Some(outcome) = handle(stream, &expect, &state).await {
-                        let _ = tx.send(outcome).await;
-                    }
-                });
+                }
+            };
+            tokio::select! {
+                biased;
+                _ = stop.cancelled() => {}
+                _ = tokio::time::sleep(LATE_GRACE) => {}
+                _ = serve => {}
+                _ = warnings => {}
+            }
+        });
+    }
+}
+
+/// Accepts connections and answers each in its own task; outcomes go to `tx`.
+async fn serve(
+    listener: &TcpListener,
+    expect: &Expect,
+    state: &Arc<Mutex<Served>>,
+    tx: &mpsc::Sender<Heard>,
+) {
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(_) => {
+                // Out of descriptors, for example: wait a little instead of spinning.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
             }
         };
-        tokio::select! {
-            _ = serve => Outcome::TimedOut,
-            Some(outcome) = rx.recv() => outcome,
-            _ = tokio::time::sleep_until(deadline) => Outcome::TimedOut,
+        let expect = expect.clone();
+        let tx = tx.clone();
+        let state = Arc::clone(state);
+        tokio::spawn(async move {
+            if let Some(heard) = handle(stream, &expect, &state).await {
+                let _ = tx.send(heard).await;
+            }
+        });
+    }
+}
+
+/// The first outcome that ends the wait. A late start request can only follow a code, but its
+/// task may report first; its warning is written here then.
+async fn first_outcome(rx: &mut mpsc::Receiver<Heard>) -> Outcome {
+    loop {
+        match rx.recv().await {
+            Some(Heard::StartLate) => log::bridge(Level::Warn, START_LATE_WARNING),
+            Some(Heard::Ended(outcome)) => return outcome,
+            None => return Outcome::TimedOut,
         }
     }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn lock_lingering() -> std::sync::MutexGuard<'static, Option<Lingering>> {
+    lock(&LINGERING)
+}
+
+/// The listener of a sign-in in its late grace on `port`, if any: its grace ends.
+fn take_lingering(port: u16) -> Option<Arc<TcpListener>> {
+    let mut slot = lock_lingering();
+    let lingering = slot.take_if(|l| l.port == port && port != 0)?;
+    lingering.stop.cancel();
+    lingering.listener.upgrade()
 }
 
 #[derive(Default)]
 struct Served {
     start_used: bool,
     claimed: bool,
+    /// The redirect brought a code (the late grace may follow).
+    code: bool,
 }
 
 /// A response: status, reason, extra headers, body.
@@ -159,12 +273,13 @@ struct Reply {
 const SUCCESS_PAGE: &str =
     "The bridge received the answer of the authorization server. You can close this page.";
 const REUSED_PAGE: &str = "The start URL of the sign-in was opened a second time, thus the bridge stopped the sign-in. Start the sign-in again.";
+const LATE_PAGE: &str = "The sign-in of the bridge had already ended when this page was opened. If you did not sign in just now, another program possibly signed in with a different account: run logout and sign in again.";
 
 async fn handle(
     mut stream: TcpStream,
     expect: &Expect,
     state: &std::sync::Mutex<Served>,
-) -> Option<Outcome> {
+) -> Option<Heard> {
     let head = match tokio::time::timeout(HEAD_TIME, read_head(&mut stream)).await {
         Ok(Ok(head)) => head,
         Ok(Err(HeadError::TooLarge)) => {
@@ -192,10 +307,8 @@ fn decide(
     head: &str,
     expect: &Expect,
     served: &std::sync::Mutex<Served>,
-) -> (Reply, Option<Outcome>) {
-    let mut served = served
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+) -> (Reply, Option<Heard>) {
+    let mut served = lock(served);
     let request_line = head.lines().next().unwrap_or("");
     let mut parts = request_line.split(' ');
     let (method, target, version) = (parts.next(), parts.next(), parts.next());
@@ -208,11 +321,24 @@ fn decide(
         let Some((want, authorization_url)) = &expect.start else {
             return (plain(404, "Not Found"), None);
         };
-        if served.claimed || !constant_time_eq(token.as_bytes(), want.as_bytes()) {
+        if !constant_time_eq(token.as_bytes(), want.as_bytes()) {
             return (plain(404, "Not Found"), None);
         }
         if method != "GET" {
             return (plain(400, "Bad Request"), None);
+        }
+        if served.claimed {
+            // M6 "start late": a used start URL requested again after the code came.
+            if served.code && served.start_used {
+                let reply = Reply {
+                    status: 410,
+                    reason: "Gone",
+                    location: None,
+                    body: LATE_PAGE,
+                };
+                return (reply, Some(Heard::StartLate));
+            }
+            return (plain(404, "Not Found"), None);
         }
         if served.start_used {
             let reply = Reply {
@@ -221,7 +347,7 @@ fn decide(
                 location: None,
                 body: REUSED_PAGE,
             };
-            return (reply, Some(Outcome::StartReused));
+            return (reply, Some(Heard::Ended(Outcome::StartReused)));
         }
         served.start_used = true;
         let reply = Reply {
@@ -258,7 +384,10 @@ fn decide(
     // answer is checked too: a mixed-up server must not end the sign-in with its error.
     if !expect.issuer.accepts(get("iss")) {
         served.claimed = true;
-        return (plain(400, "Bad Request"), Some(Outcome::WrongIssuer));
+        return (
+            plain(400, "Bad Request"),
+            Some(Heard::Ended(Outcome::WrongIssuer)),
+        );
     }
     let outcome = match (get("code"), get("error")) {
         (Some(code), None) if !code.is_empty() => Outcome::Code(code.to_owned()),
@@ -267,13 +396,14 @@ fn decide(
         _ => return (plain(400, "Bad Request"), None),
     };
     served.claimed = true;
+    served.code = matches!(outcome, Outcome::Code(_));
     let reply = Reply {
         status: 200,
         reason: "OK",
         location: None,
         body: SUCCESS_PAGE,
     };
-    (reply, Some(outcome))
+    (reply, Some(Heard::Ended(outcome)))
 }
 
 /// Compares without an early exit on the first difference (the state and the start token are
@@ -332,6 +462,16 @@ async fn write_reply(stream: &mut TcpStream, reply: Reply) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`super::decide`] for the requests that end the wait.
+    fn decide(head: &str, expect: &Expect, served: &Mutex<Served>) -> (Reply, Option<Outcome>) {
+        let (reply, heard) = super::decide(head, expect, served);
+        let outcome = heard.map(|h| match h {
+            Heard::Ended(outcome) => outcome,
+            Heard::StartLate => panic!("a late start request"),
+        });
+        (reply, outcome)
+    }
 
     fn expect(start: bool) -> Expect {
         Expect {
@@ -501,14 +641,50 @@ mod tests {
         assert!(page.starts_with("HTTP/1.1 200 "), "{page}");
         assert!(!page.contains("abc"), "the code is never echoed");
         assert_eq!(wait.await.ok(), Some(Outcome::Code("abc".into())));
-        // The next sign-in (a step-up) binds the same port, over the connections that the
-        // receiver closed first (TIME_WAIT).
+        // M6 "start late": in the grace after the code, the used start URL gets 410.
+        let late = http_get(&start).await;
+        assert!(
+            late.starts_with("HTTP/1.1 410 ") && late.ends_with(LATE_PAGE),
+            "{late}"
+        );
+        // The next sign-in (a step-up) takes the port over from the grace at once.
         let again = Receiver::bind(port).expect("the port again after a sign-in");
         assert!(
             matches!(Receiver::bind(port), Err(e) if e.kind() == io::ErrorKind::AddrInUse),
             "a listening receiver still keeps the port"
         );
         drop(again);
+    }
+
+    #[test]
+    fn m6_a_used_start_url_requested_after_the_code_gets_the_late_page() {
+        let e = expect(true);
+        let served = std::sync::Mutex::new(Served::default());
+        decide(&get("/start/t0ken"), &e, &served);
+        let (r, o) = decide(&get("/callback?code=c&state=st4te"), &e, &served);
+        assert_eq!((r.status, o), (200, Some(Outcome::Code("c".into()))));
+        let (r, heard) = super::decide(&get("/start/t0ken"), &e, &served);
+        assert_eq!(
+            (r.status, r.body, heard),
+            (410, LATE_PAGE, Some(Heard::StartLate))
+        );
+        let (r, heard) = super::decide(&get("/start/wrong"), &e, &served);
+        assert_eq!((r.status, heard), (404, None), "a wrong token: 404");
+        // The start URL was not used (the user opened the sign-in line): 404.
+        let served = std::sync::Mutex::new(Served::default());
+        decide(&get("/callback?code=c&state=st4te"), &e, &served);
+        let (r, heard) = super::decide(&get("/start/t0ken"), &e, &served);
+        assert_eq!((r.status, heard), (404, None));
+        // An error answer is no code: 404.
+        let served = std::sync::Mutex::new(Served::default());
+        decide(&get("/start/t0ken"), &e, &served);
+        decide(
+            &get("/callback?error=access_denied&state=st4te"),
+            &e,
+            &served,
+        );
+        let (r, heard) = super::decide(&get("/start/t0ken"), &e, &served);
+        assert_eq!((r.status, heard), (404, None));
     }
 
     #[tokio::test]
