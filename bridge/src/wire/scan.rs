@@ -32,7 +32,6 @@ const PLAIN_INTEGER: usize = 300;
 /// the compiler vectorises, so that a large string costs little more than a copy.
 pub struct Scanner<'a> {
     text: &'a str,
-    line: &'a [u8],
     pos: usize,
     depth: usize,
 }
@@ -45,15 +44,18 @@ impl<'a> Scanner<'a> {
     pub fn new(text: &'a str) -> Scanner<'a> {
         Scanner {
             text,
-            line: text.as_bytes(),
             pos: 0,
             depth: 0,
         }
     }
 
+    fn line(&self) -> &'a [u8] {
+        self.text.as_bytes()
+    }
+
     /// Skips spaces and tabs (a line break is never plain).
     pub fn ws(&mut self) {
-        while matches!(self.line.get(self.pos), Some(b' ' | b'\t')) {
+        while matches!(self.line().get(self.pos), Some(b' ' | b'\t')) {
             self.pos += 1;
         }
     }
@@ -61,19 +63,19 @@ impl<'a> Scanner<'a> {
     /// Whitespace, then the byte `b`.
     pub fn eat(&mut self, b: u8) -> Option<()> {
         self.ws();
-        (self.line.get(self.pos) == Some(&b)).then(|| self.pos += 1)
+        (self.line().get(self.pos) == Some(&b)).then(|| self.pos += 1)
     }
 
     /// Whitespace, then the next byte without taking it.
     pub fn peek(&mut self) -> Option<u8> {
         self.ws();
-        self.line.get(self.pos).copied()
+        self.line().get(self.pos).copied()
     }
 
     /// True when only whitespace is left.
     pub fn at_end(&mut self) -> bool {
         self.ws();
-        self.pos == self.line.len()
+        self.pos == self.line().len()
     }
 
     /// Enters an object or an array (its opening byte is taken by the caller).
@@ -109,7 +111,7 @@ impl<'a> Scanner<'a> {
         self.ws();
         let (start, end) = self.value_range_of_string()?;
         self.eat(b':')?;
-        let raw = &self.line[start..end];
+        let raw = &self.line()[start..end];
         if raw.contains(&b'\\') {
             return serde_json::from_slice::<String>(raw).ok().map(Into::into);
         }
@@ -121,7 +123,7 @@ impl<'a> Scanner<'a> {
     pub fn value(&mut self) -> Option<(usize, usize)> {
         self.ws();
         let start = self.pos;
-        match *self.line.get(self.pos)? {
+        match *self.line().get(self.pos)? {
             b'"' => return self.value_range_of_string(),
             b'{' => {
                 self.pos += 1;
@@ -166,28 +168,28 @@ impl<'a> Scanner<'a> {
 
     fn literal(&mut self, word: &[u8]) -> Option<()> {
         let end = self.pos + word.len();
-        (self.line.get(self.pos..end) == Some(word)).then(|| self.pos = end)
+        (self.line().get(self.pos..end) == Some(word)).then(|| self.pos = end)
     }
 
     /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?`; an exponent is not plain.
     fn number(&mut self) -> Option<()> {
         let start = self.pos;
         let digits = |s: &Self, from: usize| {
-            s.line[from..]
+            s.line()[from..]
                 .iter()
                 .take_while(|c| c.is_ascii_digit())
                 .count()
         };
-        if self.line[self.pos] == b'-' {
+        if self.line()[self.pos] == b'-' {
             self.pos += 1;
         }
         let int = digits(self, self.pos);
-        if int == 0 || (int > 1 && self.line[self.pos] == b'0') {
+        if int == 0 || (int > 1 && self.line()[self.pos] == b'0') {
             return None;
         }
         self.pos += int;
         let mut limit = PLAIN_INTEGER;
-        if self.line.get(self.pos) == Some(&b'.') {
+        if self.line().get(self.pos) == Some(&b'.') {
             let frac = digits(self, self.pos + 1);
             if frac == 0 {
                 return None;
@@ -195,19 +197,19 @@ impl<'a> Scanner<'a> {
             self.pos += 1 + frac;
             limit = PLAIN_DECIMAL;
         }
-        let exponent = matches!(self.line.get(self.pos), Some(b'e' | b'E'));
+        let exponent = matches!(self.line().get(self.pos), Some(b'e' | b'E'));
         (!exponent && self.pos - start <= limit).then_some(())
     }
 
     /// A string from its opening quote: its range, quotes included.
     fn value_range_of_string(&mut self) -> Option<(usize, usize)> {
         let start = self.pos;
-        if self.line.get(start) != Some(&b'"') {
+        if self.line().get(start) != Some(&b'"') {
             return None;
         }
         let mut i = start + 1;
         loop {
-            let rest = self.line.get(i..)?;
+            let rest = self.line().get(i..)?;
             let short = rest
                 .iter()
                 .take(SHORT_STRING)
@@ -226,7 +228,7 @@ impl<'a> Scanner<'a> {
                 }
             };
             i += n;
-            if self.line[i] == b'"' {
+            if self.line()[i] == b'"' {
                 self.pos = i + 1;
                 return Some((start, self.pos));
             }
@@ -237,18 +239,18 @@ impl<'a> Scanner<'a> {
     /// One escape at `i` (its backslash); the index after it, or `None` when it is not
     /// valid or a lone surrogate half.
     fn escape(&self, i: usize) -> Option<usize> {
-        match *self.line.get(i + 1)? {
+        match *self.line().get(i + 1)? {
             b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(i + 2),
             b'u' => {
-                let hex = self.line.get(i + 2..i + 6)?;
+                let hex = self.line().get(i + 2..i + 6)?;
                 if !hex.iter().all(u8::is_ascii_hexdigit) {
                     return None;
                 }
                 match surrogate(hex) {
                     None => Some(i + 6),
                     // A high half followed by a low half is one character on both paths.
-                    Some(true) if self.line.get(i + 6..i + 8) == Some(b"\\u") => {
-                        let low = self.line.get(i + 8..i + 12)?;
+                    Some(true) if self.line().get(i + 6..i + 8) == Some(b"\\u") => {
+                        let low = self.line().get(i + 8..i + 12)?;
                         (low.iter().all(u8::is_ascii_hexdigit) && surrogate(low) == Some(false))
                             .then_some(i + 12)
                     }
