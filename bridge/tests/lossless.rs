@@ -363,7 +363,7 @@ async fn params_reach_the_upstream_unchanged_after_the_rules() {
         let mut seen = Vec::new();
         for fwd in paths {
             let meta = envelope.meta_bytes(None, None, &fwd.meta);
-            let frame = RequestFrame::new(7, "tools/call", fwd.params, meta);
+            let frame = RequestFrame::new(7, "tools/call", &fwd.params, meta);
             let bytes = frame.line().to_vec();
             let mut upstream: Value = serde_json::from_slice(&bytes).expect("JSON");
             let meta = upstream["params"]

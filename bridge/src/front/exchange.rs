@@ -3,6 +3,7 @@
 //! outcome. The request task ([`super::request`]), the input rounds ([`super::rounds`]) and
 //! `initialize` use it.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -36,8 +37,9 @@ pub enum Exchange<T = Value> {
 pub(crate) struct Upstream<'a> {
     pub client: &'a Arc<UpstreamClient>,
     pub method: &'a str,
-    /// The params; members received raw go upstream as received.
-    pub params: LazyObject,
+    /// The params; members received raw go upstream as received. Borrowed on the first
+    /// round of a forwarded request, whose task keeps VS Code's params for the rounds (R8).
+    pub params: Cow<'a, LazyObject>,
     pub opts: &'a RequestOptions,
     /// VS Code's progress token (O4): the upstream's progress reaches VS Code with it.
     pub progress_token: Option<&'a Value>,
@@ -81,7 +83,7 @@ pub(crate) async fn exchange_body(
     };
     let started = Instant::now();
     shared.keeper.touch();
-    let mut call = match upstream.request(method, params, opts) {
+    let mut call = match upstream.request_with(method, &params, opts) {
         Ok(call) => call,
         Err(e) => return Exchange::Done(Err(e)),
     };
@@ -108,11 +110,13 @@ pub(crate) async fn exchange_body(
                 began = None;
                 deadline += extra;
             }
-            _ = tokio::time::sleep_until(deadline) => {
-                call.cancel(REASON_TIMEOUT);
-                break Exchange::TimedOut;
-            }
-            _ = tokio::time::sleep_until(note_at) => {
+            // One timer for both the limit and the next note: each timer costs a
+            // registration in the timer wheel, on every request (issue 15).
+            _ = tokio::time::sleep_until(deadline.min(note_at)) => {
+                if Instant::now() >= deadline {
+                    call.cancel(REASON_TIMEOUT);
+                    break Exchange::TimedOut;
+                }
                 log::bridge(Level::Info, &format!(
                     "still waiting for the upstream server: {method} (request {}, {} s)",
                     slot.id, started.elapsed().as_secs()));

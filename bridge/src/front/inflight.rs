@@ -18,14 +18,27 @@ pub const REASON_CLIENT_CLOSED: &str = "the client closed the connection";
 pub const REASON_UPSTREAM_STOPPED: &str = "the upstream server stopped";
 pub const REASON_TIMEOUT: &str = "no answer in time";
 
-/// The handle of a request task.
+/// The handle of a request task; the table and the task share one, so a clone allocates
+/// nothing.
 #[derive(Clone, Debug)]
-pub struct Slot {
+pub struct Slot(Arc<SlotData>);
+
+/// What a [`Slot`] holds.
+#[derive(Debug)]
+pub struct SlotData {
     pub key: String,
     pub id: Value,
     pub method: String,
     pub token: CancellationToken,
-    reason: Arc<OnceLock<&'static str>>,
+    reason: OnceLock<&'static str>,
+}
+
+impl std::ops::Deref for Slot {
+    type Target = SlotData;
+
+    fn deref(&self) -> &SlotData {
+        &self.0
+    }
 }
 
 impl Slot {
@@ -46,7 +59,9 @@ pub enum Refused {
 
 /// The table of requests in flight.
 pub struct Inflight {
-    slots: Mutex<HashMap<String, Slot>>,
+    /// foldhash: two lookups per request, and SipHash's protection is not needed for at
+    /// most [`MAX_IN_FLIGHT`] keys (issue 15).
+    slots: Mutex<HashMap<String, Slot, foldhash::fast::RandomState>>,
     limit: usize,
 }
 
@@ -58,12 +73,12 @@ pub fn key_of(id: &Value) -> String {
 impl Inflight {
     pub fn new(limit: usize) -> Self {
         Inflight {
-            slots: Mutex::new(HashMap::new()),
+            slots: Mutex::new(HashMap::default()),
             limit,
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, Slot>> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Slot, foldhash::fast::RandomState>> {
         self.slots
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -79,13 +94,13 @@ impl Inflight {
         if slots.len() >= self.limit {
             return Err(Refused::Full);
         }
-        let slot = Slot {
+        let slot = Slot(Arc::new(SlotData {
             key: key.clone(),
             id: id.clone(),
             method: method.to_owned(),
             token: CancellationToken::new(),
-            reason: Arc::new(OnceLock::new()),
-        };
+            reason: OnceLock::new(),
+        }));
         slots.insert(key, slot.clone());
         Ok(slot)
     }

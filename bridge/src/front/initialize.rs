@@ -2,9 +2,10 @@
 //! answer with the 2025-11-25 result. A failure returns the connection to the state before
 //! `initialize`, so that a new `initialize` can succeed.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::exchange::{Exchange, Upstream, exchange};
 use super::inflight::Slot;
@@ -20,6 +21,7 @@ use crate::upstream::client::{RequestOptions, UpstreamClient};
 use crate::upstream::connect::{ConnectOptions, connect};
 use crate::upstream::envelope::{Envelope, PROTOCOL_VERSION};
 use crate::upstream::{Ended, UpstreamError};
+use crate::wire::lazy::LazyObject;
 
 /// The task of `initialize` of generation `generation`.
 pub(crate) async fn run_initialize(
@@ -74,7 +76,7 @@ pub(crate) async fn run_initialize(
     let discover = |round| Upstream {
         client: &client,
         method: "server/discover",
-        params: Map::new().into(),
+        params: Cow::Owned(LazyObject::new()),
         opts: &opts,
         progress_token: None,
         timeout,

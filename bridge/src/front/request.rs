@@ -5,6 +5,7 @@
 //! M2: a result with `resultType: "input_required"` goes to the input rounds
 //! ([`super::rounds`]), and the request goes upstream again with the next round (R8).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -79,7 +80,7 @@ pub(crate) async fn run_forward(
             method: &method,
             params: retry
                 .take()
-                .map_or_else(|| fwd.params.clone(), LazyObject::from),
+                .map_or(Cow::Borrowed(&fwd.params), |p| Cow::Owned(p.into())),
             opts: &opts,
             progress_token: fwd.progress_token.as_ref(),
             timeout,
@@ -127,7 +128,9 @@ pub(crate) async fn run_forward(
             break Some(response.map(Body::Value));
         }
         let original = fwd.params.to_map();
-        match rounds.round(&shared, &slot, &original, &raw).await {
+        // Boxed: the rounds are rare, and their state inline would make the future of
+        // every request larger, and every request moves it into its task (issue 15).
+        match Box::pin(rounds.round(&shared, &slot, &original, &raw)).await {
             Next::Retry(params) => retry = Some(params),
             Next::Respond(r) => break Some(r.map(Body::Value)),
             Next::Cancelled => break None,

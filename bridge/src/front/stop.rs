@@ -60,7 +60,10 @@ pub(super) async fn stop_after_upstream_exit(shared: &Shared, exit: Ended) {
     shared.tasks.close();
     let _ = tokio::time::timeout(shared.opts.shutdown_grace, shared.tasks.wait()).await;
     for slot in slots {
-        shared.reply(slot.id, Err(error_object(Cause::UpstreamExited, None)));
+        shared.reply(
+            slot.id.clone(),
+            Err(error_object(Cause::UpstreamExited, None)),
+        );
     }
     shared.stoppers.close();
     let _ = tokio::time::timeout(shared.opts.shutdown_grace, shared.stoppers.wait()).await;

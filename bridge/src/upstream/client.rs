@@ -63,7 +63,8 @@ pub struct UpstreamClient {
     /// The members of `_meta` that every request carries, as JSON text.
     fixed_meta: Vec<u8>,
     next_id: AtomicI64,
-    pending: Mutex<HashMap<i64, Pending>>,
+    /// foldhash: the bridge's own integer ids need no protection of SipHash (issue 15).
+    pending: Mutex<HashMap<i64, Pending, foldhash::fast::RandomState>>,
     closed: AtomicBool,
     max_line_bytes: usize,
 }
@@ -108,7 +109,7 @@ impl UpstreamClient {
             fixed_meta: envelope.fixed_members(),
             envelope,
             next_id: AtomicI64::new(1),
-            pending: Mutex::new(HashMap::new()),
+            pending: Mutex::new(HashMap::default()),
             closed: AtomicBool::new(false),
             max_line_bytes,
         });
@@ -146,6 +147,16 @@ impl UpstreamClient {
         params: impl Into<LazyObject>,
         opts: &RequestOptions,
     ) -> Result<Call, UpstreamError> {
+        self.request_with(method, &params.into(), opts)
+    }
+
+    /// [`UpstreamClient::request`] with borrowed params: the frame is written from them.
+    pub fn request_with(
+        self: &Arc<Self>,
+        method: &str,
+        params: &LazyObject,
+        opts: &RequestOptions,
+    ) -> Result<Call, UpstreamError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (done_tx, done_rx) = oneshot::channel();
         let (progress_tx, progress_rx) = if opts.progress {
@@ -160,7 +171,7 @@ impl UpstreamClient {
             opts.progress.then_some(id),
             &opts.meta,
         );
-        let frame = envelope::RequestFrame::new(id, method, params.into(), meta);
+        let frame = envelope::RequestFrame::new(id, method, params, meta);
         {
             let mut pending = lock(&self.pending);
             if self.is_closed() {

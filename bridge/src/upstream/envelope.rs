@@ -1,11 +1,10 @@
 //! R1, R3: the `_meta` envelope of 2026-07-28 on every upstream request (pure).
 
-use bytes::Bytes;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::translate::level::{self, LogLevel};
-use crate::wire::lazy::{LazyObject, Member};
+use crate::wire::lazy::LazyObject;
 use crate::wire::out::{Frame, FrameBuf};
 
 /// The revision that the bridge speaks upstream.
@@ -134,33 +133,38 @@ fn member<T: Serialize + ?Sized>(out: &mut Vec<u8>, key: &str, value: &T) {
 /// One upstream request as it goes out: the params as received (raw members stay raw) with
 /// the `_meta` of the envelope in them.
 #[derive(Clone, Debug)]
-pub struct RequestFrame {
+pub struct RequestFrame<'a> {
     pub id: i64,
-    pub method: String,
-    params: LazyObject,
+    pub method: &'a str,
+    params: &'a LazyObject,
+    /// The JSON text of `_meta`.
+    meta: Vec<u8>,
 }
 
-impl RequestFrame {
+impl<'a> RequestFrame<'a> {
     /// `_meta` goes into the params as `Map::insert` puts it: last, or in the place of a
-    /// `_meta` that the params have.
-    pub fn new(id: i64, method: &str, mut params: LazyObject, meta: Vec<u8>) -> RequestFrame {
-        params.insert("_meta", Member::Raw(Bytes::from(meta)));
+    /// `_meta` that the params have. The params are borrowed: the request task keeps them
+    /// for a retry of an input round (R8), and a frame needs no copy of them.
+    pub fn new(id: i64, method: &'a str, params: &'a LazyObject, meta: Vec<u8>) -> Self {
         RequestFrame {
             id,
-            method: method.to_owned(),
+            method,
             params,
+            meta,
         }
     }
 
     /// The frame as one line, with the members of the params written from their bytes.
     pub fn line(&self) -> Frame {
-        let mut out = FrameBuf::new();
+        // The envelope, the method and the `\n`: the buffer never grows.
+        let size = 80 + self.method.len() + self.meta.len() + self.params.copied_len();
+        let mut out = FrameBuf::with_capacity(size);
         out.push(b"{\"jsonrpc\":\"2.0\",\"id\":");
         out.push_value(&self.id);
         out.push(b",\"method\":");
-        out.push_value_str(&self.method);
+        out.push_value_str(self.method);
         out.push(b",\"params\":");
-        self.params.write(&mut out);
+        self.params.write_setting(&mut out, "_meta", &self.meta);
         out.push(b"}");
         out.into_line()
     }
@@ -170,8 +174,13 @@ impl RequestFrame {
         let mut frame = Map::new();
         frame.insert("jsonrpc".into(), Value::from("2.0"));
         frame.insert("id".into(), Value::from(self.id));
-        frame.insert("method".into(), Value::from(self.method.as_str()));
-        frame.insert("params".into(), Value::Object(self.params.to_map()));
+        frame.insert("method".into(), Value::from(self.method));
+        let mut params = self.params.to_map();
+        params.insert(
+            "_meta".into(),
+            serde_json::from_slice(&self.meta).unwrap_or_default(),
+        );
+        frame.insert("params".into(), Value::Object(params));
         Value::Object(frame)
     }
 }
@@ -263,12 +272,8 @@ mod tests {
             .as_object()
             .cloned()
             .unwrap_or_default();
-        let f = RequestFrame::new(
-            3,
-            "tools/call",
-            params.clone().into(),
-            b"{\"k\":1}".to_vec(),
-        );
+        let lazy = params.clone().into();
+        let f = RequestFrame::new(3, "tools/call", &lazy, b"{\"k\":1}".to_vec());
         let expected = request_frame(3, "tools/call", params, json!({"k":1}));
         assert_eq!(f.to_value(), expected);
         let mut line = serde_json::to_vec(&expected).unwrap_or_default();

@@ -9,7 +9,7 @@
 use bytes::Bytes;
 use serde_json::Value;
 
-use super::lazy::{LazyObject, Member};
+use super::lazy::{Key, LazyObject, Member, key_of};
 use super::parse::valid_id;
 use super::scan::Scanner;
 
@@ -37,7 +37,7 @@ pub fn parse_fast(line: Vec<u8>) -> Result<Fast, Vec<u8>> {
     };
     // The members become slices of the one buffer of the line: no copy.
     let buf = Bytes::from(line);
-    let object = |members: Vec<(String, (usize, usize))>| {
+    let object = |members: Ranges| {
         LazyObject::from_members(
             members
                 .into_iter()
@@ -59,7 +59,7 @@ pub fn parse_fast(line: Vec<u8>) -> Result<Fast, Vec<u8>> {
 }
 
 /// Members as byte ranges of the line.
-type Ranges = Vec<(String, (usize, usize))>;
+type Ranges = Vec<(Key, (usize, usize))>;
 
 enum Found {
     Request {
@@ -134,10 +134,9 @@ fn envelope(text: &str) -> Option<Envelope> {
                 let (start, end) = s.value()?;
                 e.jsonrpc = Some(&line[start..end] == b"\"2.0\"");
             }
-            // Small values: serde_json reads them as a full parse would.
             "id" | "method" => {
                 let (start, end) = s.value()?;
-                let value = serde_json::from_slice(&line[start..end]).ok()?;
+                let value = small_value(text.get(start..end)?)?;
                 if key == "id" {
                     e.id = Some(value);
                 } else {
@@ -156,6 +155,23 @@ fn envelope(text: &str) -> Option<Envelope> {
     s.at_end().then_some(e)
 }
 
+/// A small value (`id`, `method`) as a full parse reads it. The common forms, a string
+/// without escapes and a short unsigned integer, are read directly; serde_json reads the
+/// rest. The scanner has checked the syntax of `raw` already.
+fn small_value(raw: &str) -> Option<Value> {
+    let bytes = raw.as_bytes();
+    if let Some(inner) = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"'))
+        && !bytes.contains(&b'\\')
+    {
+        return Some(Value::String(inner.to_owned()));
+    }
+    // 19 digits always fit in a u64, which is how a full parse reads an unsigned integer.
+    if !bytes.is_empty() && bytes.len() <= 19 && bytes.iter().all(u8::is_ascii_digit) {
+        return raw.parse::<u64>().ok().map(Value::from);
+    }
+    serde_json::from_str(raw).ok()
+}
+
 /// The members of an object value as byte ranges of the line.
 fn members(s: &mut Scanner<'_>) -> Option<Ranges> {
     s.eat(b'{')?;
@@ -164,7 +180,7 @@ fn members(s: &mut Scanner<'_>) -> Option<Ranges> {
     let mut first = true;
     while s.next_member(first)? {
         first = false;
-        let key = s.key()?.into_owned();
+        let key = key_of(&s.key()?);
         out.push((key, s.value()?));
     }
     Some(out)
@@ -211,6 +227,29 @@ mod tests {
             fast(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
             Some(Fast::Request { params: None, .. })
         ));
+    }
+
+    #[test]
+    fn small_values_read_as_serde_reads_them() {
+        for raw in [
+            r#""a""#,
+            r#""""#,
+            r#""a\"b""#,
+            r#""\u00e9""#,
+            "0",
+            "123",
+            "9999999999999999999",
+            "18446744073709551615",
+            "18446744073709551616",
+            "-5",
+            "1.5",
+            "null",
+            "true",
+            r#"{"a":1}"#,
+        ] {
+            let serde: Option<Value> = serde_json::from_str(raw).ok();
+            assert_eq!(small_value(raw), serde, "{raw}");
+        }
     }
 
     #[test]

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use bytes::Bytes;
 use serde_json::{Map, Value};
 
-use super::out::FrameBuf;
+use super::out::{COPY_BELOW, FrameBuf};
 
 /// One member value.
 #[derive(Clone, Debug)]
@@ -86,7 +86,45 @@ fn parse_raw(bytes: &[u8]) -> Value {
 /// A JSON object whose members are parsed on demand.
 #[derive(Clone, Debug, Default)]
 pub struct LazyObject {
-    members: Vec<(String, Member)>,
+    members: Vec<(Key, Member)>,
+}
+
+/// The key of a member: a key that results and params often have is a static text, so that
+/// a message of a few members allocates no key (issue 15).
+pub type Key = Cow<'static, str>;
+
+/// Keys of the top level of params and results, by how often they come.
+const COMMON_KEYS: [&str; 22] = [
+    "content",
+    "isError",
+    "resultType",
+    "structuredContent",
+    "_meta",
+    "name",
+    "arguments",
+    "tools",
+    "nextCursor",
+    "cursor",
+    "resources",
+    "resourceTemplates",
+    "prompts",
+    "contents",
+    "messages",
+    "description",
+    "uri",
+    "completion",
+    "ref",
+    "argument",
+    "inputResponses",
+    "requestState",
+];
+
+/// The key `text` as a [`Key`]: static when it is a common one.
+pub fn key_of(text: &str) -> Key {
+    match COMMON_KEYS.iter().find(|k| **k == text) {
+        Some(k) => Cow::Borrowed(*k),
+        None => Cow::Owned(text.to_owned()),
+    }
 }
 
 impl LazyObject {
@@ -116,7 +154,7 @@ impl LazyObject {
     }
 
     /// Like `Map::insert` of serde_json: a key that is there keeps its place.
-    pub fn insert(&mut self, key: impl Into<String>, member: Member) {
+    pub fn insert(&mut self, key: impl Into<Key>, member: Member) {
         let key = key.into();
         match self.position(&key) {
             Some(i) => self.members[i].1 = member,
@@ -132,19 +170,38 @@ impl LazyObject {
     }
 
     pub fn keys(&self) -> impl Iterator<Item = &str> {
-        self.members.iter().map(|(k, _)| k.as_str())
+        self.members.iter().map(|(k, _)| &**k)
     }
 
     /// Every member parsed (for the rules that walk a whole result, and the input rounds).
     pub fn into_map(self) -> Map<String, Value> {
         self.members
             .into_iter()
-            .map(|(k, m)| (k, m.into_value()))
+            .map(|(k, m)| (k.into_owned(), m.into_value()))
             .collect()
     }
 
     pub fn to_map(&self) -> Map<String, Value> {
         self.clone().into_map()
+    }
+
+    /// About the bytes that [`LazyObject::write`] copies into a frame's buffer (a large raw
+    /// member is a piece of its own and copies nothing), so that the buffer is sized once.
+    pub fn copied_len(&self) -> usize {
+        let members: usize = self
+            .members
+            .iter()
+            .map(|(k, m)| {
+                k.len()
+                    + 4
+                    + match m {
+                        Member::Raw(b) if b.len() < COPY_BELOW => b.len(),
+                        Member::Raw(_) => 0,
+                        Member::Value(_) => VALUE_GUESS,
+                    }
+            })
+            .sum();
+        members + 2
     }
 
     /// Writes `{…}` with the members in their order; raw members go out as received.
@@ -168,9 +225,40 @@ impl LazyObject {
         out.push(b"}");
     }
 
+    /// Writes the object with the member `key` set to the JSON text `value`, where
+    /// [`LazyObject::insert`] would put it (in its place, or last), without changing the
+    /// object: the `_meta` of an upstream request goes out this way, so that the params of
+    /// VS Code are written without a copy of their list.
+    pub fn write_setting(&self, out: &mut FrameBuf, key: &str, value: &[u8]) {
+        out.push(b"{");
+        let mut placed = false;
+        for (i, (k, member)) in self.members.iter().enumerate() {
+            if i > 0 {
+                out.push(b",");
+            }
+            out.push_value_str(k);
+            out.push(b":");
+            if k == key {
+                out.push(value);
+                placed = true;
+            } else {
+                member.write(out);
+            }
+        }
+        if !placed {
+            if !self.members.is_empty() {
+                out.push(b",");
+            }
+            out.push_value_str(key);
+            out.push(b":");
+            out.push(value);
+        }
+        out.push(b"}");
+    }
+
     /// Builds an object from the members of a parse, in their order (a repeated key as in
     /// [`LazyObject::insert`]).
-    pub(crate) fn from_members(members: Vec<(String, Member)>) -> LazyObject {
+    pub(crate) fn from_members(members: Vec<(Key, Member)>) -> LazyObject {
         // Results have a few members; an index only for many, so that a large object never
         // costs a quadratic search.
         if members.len() <= 32 {
@@ -183,8 +271,8 @@ impl LazyObject {
                 return LazyObject { members };
             }
         }
-        let mut index: HashMap<String, usize> = HashMap::with_capacity(members.len());
-        let mut out: Vec<(String, Member)> = Vec::with_capacity(members.len());
+        let mut index: HashMap<Key, usize> = HashMap::with_capacity(members.len());
+        let mut out: Vec<(Key, Member)> = Vec::with_capacity(members.len());
         for (k, m) in members {
             match index.get(&k) {
                 Some(&i) => out[i].1 = m,
@@ -203,7 +291,7 @@ impl From<Map<String, Value>> for LazyObject {
         LazyObject {
             members: map
                 .into_iter()
-                .map(|(k, v)| (k, Member::Value(v)))
+                .map(|(k, v)| (Key::Owned(k), Member::Value(v)))
                 .collect(),
         }
     }
@@ -231,7 +319,18 @@ impl Body {
             Body::Value(v) => out.push_value(v),
         }
     }
+
+    /// About the bytes that [`Body::write`] copies into a frame's buffer.
+    pub fn copied_len(&self) -> usize {
+        match self {
+            Body::Object(o) => o.copied_len(),
+            Body::Value(_) => VALUE_GUESS,
+        }
+    }
 }
+
+/// The guess for a member that is a value, not bytes: a buffer that grows costs little more.
+const VALUE_GUESS: usize = 128;
 
 impl From<Value> for Body {
     fn from(v: Value) -> Body {
@@ -289,8 +388,8 @@ mod tests {
 
     #[test]
     fn many_members_with_repeats_keep_the_rules() {
-        let members: Vec<(String, Member)> = (0..100)
-            .map(|i| (format!("k{}", i % 40), raw(&i.to_string())))
+        let members: Vec<(Key, Member)> = (0..100)
+            .map(|i| (format!("k{}", i % 40).into(), raw(&i.to_string())))
             .collect();
         let text_of = |o: &LazyObject| text(o);
         let lazy = LazyObject::from_members(members);

@@ -7,22 +7,43 @@ use serde::Serialize;
 
 /// A member shorter than this is copied into the frame's own buffer: one write per small
 /// frame matters more than a copy of a few KiB.
-const COPY_BELOW: usize = 64 * 1024;
+pub(crate) const COPY_BELOW: usize = 64 * 1024;
 
 /// One frame, ready for a writer: its pieces, written in order, end with the `\n`.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Frame {
-    pieces: Vec<Bytes>,
+    repr: Repr,
+}
+
+/// Most frames are small and made in one buffer: they keep it as it is, without the
+/// allocations of a list of shared pieces (issue 15: every response is a frame).
+#[derive(Clone, Debug)]
+enum Repr {
+    One(Vec<u8>),
+    Pieces(Vec<Bytes>),
+}
+
+impl Default for Frame {
+    fn default() -> Frame {
+        Frame {
+            repr: Repr::One(Vec::new()),
+        }
+    }
 }
 
 impl Frame {
-    pub fn pieces(&self) -> &[Bytes] {
-        &self.pieces
+    /// The byte pieces of the line, in order.
+    pub fn pieces(&self) -> impl Iterator<Item = &[u8]> {
+        let (one, many): (Option<&[u8]>, &[Bytes]) = match &self.repr {
+            Repr::One(line) => (Some(line), &[]),
+            Repr::Pieces(pieces) => (None, pieces),
+        };
+        one.into_iter().chain(many.iter().map(|b| &b[..]))
     }
 
     /// The length of the line in bytes.
     pub fn len(&self) -> usize {
-        self.pieces.iter().map(Bytes::len).sum()
+        self.pieces().map(<[u8]>::len).sum()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -31,8 +52,11 @@ impl Frame {
 
     /// The whole line in one buffer (tests, and transports that need one body).
     pub fn to_vec(&self) -> Vec<u8> {
+        if let Repr::One(line) = &self.repr {
+            return line.clone();
+        }
         let mut all = Vec::with_capacity(self.len());
-        for piece in &self.pieces {
+        for piece in self.pieces() {
             all.extend_from_slice(piece);
         }
         all
@@ -42,7 +66,7 @@ impl Frame {
 impl From<Vec<u8>> for Frame {
     fn from(line: Vec<u8>) -> Frame {
         Frame {
-            pieces: vec![Bytes::from(line)],
+            repr: Repr::One(line),
         }
     }
 }
@@ -59,6 +83,14 @@ impl FrameBuf {
         FrameBuf {
             pieces: Vec::new(),
             current: Vec::with_capacity(256),
+        }
+    }
+
+    /// A builder whose buffer holds `bytes` before it grows.
+    pub fn with_capacity(bytes: usize) -> FrameBuf {
+        FrameBuf {
+            pieces: Vec::new(),
+            current: Vec::with_capacity(bytes),
         }
     }
 
@@ -103,9 +135,14 @@ impl FrameBuf {
 
     /// The frame as it is (without a `\n`).
     pub fn into_frame(mut self) -> Frame {
-        self.flush_current();
+        if self.pieces.is_empty() {
+            return Frame::from(self.current);
+        }
+        if !self.current.is_empty() {
+            self.pieces.push(Bytes::from(self.current));
+        }
         Frame {
-            pieces: self.pieces,
+            repr: Repr::Pieces(self.pieces),
         }
     }
 }
@@ -121,7 +158,7 @@ mod tests {
         f.push_bytes(&Bytes::from_static(b"\"short\""));
         f.push(b"}");
         let line = f.into_line();
-        assert_eq!(line.pieces().len(), 1);
+        assert_eq!(line.pieces().count(), 1);
         assert_eq!(line.to_vec(), b"{\"a\":\"short\"}\n");
 
         let big = Bytes::from(vec![b'x'; COPY_BELOW]);
@@ -130,8 +167,12 @@ mod tests {
         f.push_bytes(&big);
         f.push(b"]");
         let line = f.into_line();
-        assert_eq!(line.pieces().len(), 3);
-        assert_eq!(line.pieces()[1].as_ptr(), big.as_ptr(), "the same buffer");
+        assert_eq!(line.pieces().count(), 3);
+        assert_eq!(
+            line.pieces().nth(1).map(<[u8]>::as_ptr),
+            Some(big.as_ptr()),
+            "the same buffer"
+        );
         assert_eq!(line.len(), COPY_BELOW + 3);
     }
 }

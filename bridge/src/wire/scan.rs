@@ -40,6 +40,20 @@ pub struct Scanner<'a> {
 /// before `memchr` pays for its setup.
 const SHORT_STRING: usize = 32;
 
+/// The bytes that end a plain run of a string: the quote, the backslash and the control
+/// characters (which JSON refuses in a string).
+static STOPS_PLAIN_RUN: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut c = 0;
+    while c < 0x20 {
+        table[c] = true;
+        c += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
 impl<'a> Scanner<'a> {
     pub fn new(text: &'a str) -> Scanner<'a> {
         Scanner {
@@ -109,10 +123,10 @@ impl<'a> Scanner<'a> {
     /// Whitespace, a key and its `:`: the key's text (escapes decoded).
     pub fn key(&mut self) -> Option<std::borrow::Cow<'a, str>> {
         self.ws();
-        let (start, end) = self.value_range_of_string()?;
+        let (start, end, escaped) = self.string()?;
         self.eat(b':')?;
-        let raw = &self.line()[start..end];
-        if raw.contains(&b'\\') {
+        if escaped {
+            let raw = &self.line()[start..end];
             return serde_json::from_slice::<String>(raw).ok().map(Into::into);
         }
         // The quotes are ASCII, so the text between them is a slice of the checked line.
@@ -203,36 +217,48 @@ impl<'a> Scanner<'a> {
 
     /// A string from its opening quote: its range, quotes included.
     fn value_range_of_string(&mut self) -> Option<(usize, usize)> {
+        self.string().map(|(start, end, _)| (start, end))
+    }
+
+    /// A string from its opening quote: its range, quotes included, and whether it holds an
+    /// escape (a key without one is a slice of the line).
+    fn string(&mut self) -> Option<(usize, usize, bool)> {
+        let line = self.line();
         let start = self.pos;
-        if self.line().get(start) != Some(&b'"') {
+        if line.get(start) != Some(&b'"') {
             return None;
         }
+        let mut escaped = false;
         let mut i = start + 1;
         loop {
-            let rest = self.line().get(i..)?;
-            let short = rest
-                .iter()
-                .take(SHORT_STRING)
-                .position(|&c| c == b'"' || c == b'\\' || c < 0x20);
-            let n = match short {
-                Some(n) if rest[n] < 0x20 => return None,
-                Some(n) => n,
-                None => {
-                    let n = memchr::memchr2(b'"', b'\\', rest)?;
-                    // No control character in a string (JSON); `fold` rather than `any`, so
-                    // that the loop has no early exit and vectorises.
-                    if rest[..n].iter().fold(false, |bad, &c| bad | (c < 0x20)) {
-                        return None;
-                    }
-                    n
-                }
-            };
-            i += n;
-            if self.line()[i] == b'"' {
-                self.pos = i + 1;
-                return Some((start, self.pos));
+            // Byte by byte with one table lookup per byte: most strings are keys and names,
+            // which end before `memchr` pays for its setup.
+            let short_end = (i + SHORT_STRING).min(line.len());
+            while i < short_end && !STOPS_PLAIN_RUN[usize::from(line[i])] {
+                i += 1;
             }
-            i = self.escape(i)?;
+            if i == short_end {
+                let rest = line.get(i..)?;
+                let n = memchr::memchr2(b'"', b'\\', rest)?;
+                // No control character in a string (JSON); `fold` rather than `any`, so
+                // that the loop has no early exit and vectorises.
+                if rest[..n].iter().fold(false, |bad, &c| bad | (c < 0x20)) {
+                    return None;
+                }
+                i += n;
+            }
+            match line[i] {
+                b'"' => {
+                    self.pos = i + 1;
+                    return Some((start, self.pos, escaped));
+                }
+                b'\\' => {
+                    escaped = true;
+                    i = self.escape(i)?;
+                }
+                // A control character.
+                _ => return None,
+            }
         }
     }
 
