@@ -97,7 +97,7 @@ pub trait Transport: Send + Sync + 'static {
     /// The same with the frame as the bridge builds it (issue 15): a transport of lines
     /// writes its members as received; the others get the frame as a value.
     fn send_request_frame(&self, frame: &envelope::RequestFrame) -> bool {
-        self.send_request(frame.id, &frame.method, &frame.to_value())
+        self.send_request(frame.id, frame.method, &frame.to_value())
     }
     /// Gives up the request `id`. On stdio the frame `notifications/cancelled` goes out; over
     /// HTTP the response stream of the request closes, which is the cancellation there.
