@@ -5,6 +5,8 @@
 use bytes::Bytes;
 use serde::Serialize;
 
+use super::scan::STOPS_PLAIN_RUN;
+
 /// A member shorter than this is copied into the frame's own buffer: one write per small
 /// frame matters more than a copy of a few KiB.
 pub(crate) const COPY_BELOW: usize = 64 * 1024;
@@ -114,9 +116,15 @@ impl FrameBuf {
         let _ = serde_json::to_writer(&mut self.current, value);
     }
 
-    /// A string as a JSON string (a key of an object).
+    /// A string as a JSON string (a key of an object). A string without a byte to escape,
+    /// as most keys are, goes in as it is: serde_json would write the same bytes.
     pub fn push_value_str(&mut self, s: &str) {
-        self.push_value(s);
+        if s.bytes().any(|b| STOPS_PLAIN_RUN[usize::from(b)]) {
+            return self.push_value(s);
+        }
+        self.current.push(b'"');
+        self.current.extend_from_slice(s.as_bytes());
+        self.current.push(b'"');
     }
 
     fn flush_current(&mut self) {
@@ -150,6 +158,25 @@ impl FrameBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_string_is_written_as_serde_json_writes_it() {
+        for s in [
+            "name",
+            "",
+            "a\"b",
+            "a\\b",
+            "tab\there",
+            "\u{1}",
+            "é€😀",
+            "\u{7f}",
+        ] {
+            let mut f = FrameBuf::new();
+            f.push_value_str(s);
+            let expected = serde_json::to_vec(s).unwrap_or_default();
+            assert_eq!(f.into_frame().to_vec(), expected, "{s:?}");
+        }
+    }
 
     #[test]
     fn small_parts_make_one_piece_and_a_large_slice_is_not_copied() {

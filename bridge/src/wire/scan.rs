@@ -42,7 +42,7 @@ const SHORT_STRING: usize = 32;
 
 /// The bytes that end a plain run of a string: the quote, the backslash and the control
 /// characters (which JSON refuses in a string).
-static STOPS_PLAIN_RUN: [bool; 256] = {
+pub(crate) static STOPS_PLAIN_RUN: [bool; 256] = {
     let mut table = [false; 256];
     let mut c = 0;
     while c < 0x20 {
@@ -234,6 +234,14 @@ impl<'a> Scanner<'a> {
             // Byte by byte with one table lookup per byte: most strings are keys and names,
             // which end before `memchr` pays for its setup.
             let short_end = (i + SHORT_STRING).min(line.len());
+            // Eight bytes at a time up to the word that holds the end of the run.
+            while let Some(word) = line.get(i..i + 8).filter(|_| i + 8 <= short_end) {
+                let word = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
+                if ends_plain_run(word) {
+                    break;
+                }
+                i += 8;
+            }
             while i < short_end && !STOPS_PLAIN_RUN[usize::from(line[i])] {
                 i += 1;
             }
@@ -288,6 +296,19 @@ impl<'a> Scanner<'a> {
     }
 }
 
+/// True when one of the eight bytes of `word` ends a plain run of a string: a quote, a
+/// backslash or a control character (the classic tests for a zero byte and for a byte below
+/// a bound, on all eight at once; each is exact for "any byte").
+fn ends_plain_run(word: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_byte = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let quote = zero_byte(word ^ (ONES * u64::from(b'"')));
+    let backslash = zero_byte(word ^ (ONES * u64::from(b'\\')));
+    let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
+    quote | backslash | control != 0
+}
+
 /// For the four hex digits of a `\u` escape: `Some(true)` for a high surrogate
 /// (D800–DBFF), `Some(false)` for a low one (DC00–DFFF), `None` for any other.
 fn surrogate(hex: &[u8]) -> Option<bool> {
@@ -304,6 +325,31 @@ fn surrogate(hex: &[u8]) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_word_test_agrees_with_the_table_for_every_byte_in_every_place() {
+        for b in 0..=255u8 {
+            for place in 0..8 {
+                let mut bytes = [b'a'; 8];
+                bytes[place] = b;
+                let word = u64::from_le_bytes(bytes);
+                assert_eq!(
+                    ends_plain_run(word),
+                    STOPS_PLAIN_RUN[usize::from(b)],
+                    "{b} at {place}"
+                );
+            }
+        }
+        // Bytes that borrow from their neighbours do not hide a stop or make one up.
+        for bytes in [
+            [0x00, 0x01, 0x20, 0x21, 0xff, 0x80, 0x7f, 0x22],
+            [0x20; 8],
+            [0xff; 8],
+        ] {
+            let expected = bytes.iter().any(|b| STOPS_PLAIN_RUN[usize::from(*b)]);
+            assert_eq!(ends_plain_run(u64::from_le_bytes(bytes)), expected);
+        }
+    }
 
     /// One whole value that the scanner accepts.
     fn plain(line: &[u8]) -> bool {
