@@ -1,7 +1,7 @@
 //! The 2025-11-25 face for VS Code: the connection states, the dispatch of each line, and the
 //! two ways to stop (the end of stdin, and the exit of the upstream server).
 //!
-//! One reader task reads stdin and never waits for a request: each request runs on its own
+//! The dispatch reads stdin and never waits for a request: each request runs on its own
 //! task with its own cancel token (DESIGN principle 5), so that cancellations, answers to
 //! the bridge's requests and the end of input are always read.
 //!
@@ -103,7 +103,7 @@ where
     {
         session.gate().attach(consent::FrontConsent::new(&shared));
     }
-    let lines = spawn_reader(input, shared.opts.max_line_bytes);
+    let lines = LineReader::new(input, shared.opts.max_line_bytes);
     // The dispatch runs as a task of its own, not as the future that the caller blocks on: on
     // the current-thread runtime each wake of that future writes the runtime's eventfd and
     // costs an extra epoll_wait, once per line of VS Code (issue 15).
@@ -130,19 +130,22 @@ where
 
 /// Reads the lines of VS Code and the events of the upstream clients until stdin ends or the
 /// upstream of the ready state is gone.
-async fn dispatch_loop(
+async fn dispatch_loop<R: AsyncRead + Unpin>(
     shared: Arc<Shared>,
-    mut lines: mpsc::Receiver<RawLine>,
+    mut lines: LineReader<R>,
     mut events: mpsc::UnboundedReceiver<(u64, upstream::client::ClientEvent)>,
 ) -> Outcome {
     loop {
+        // Stdin is read here, without a task of its own (issue 15: one hand-off less per
+        // line). The reader is cancel-safe: when an event of the upstream comes while a long
+        // line waits for its next bytes, the part read so far stays in the reader.
         tokio::select! {
-            line = lines.recv() => match line {
-                Some(RawLine::Line(bytes)) => dispatch::on_line(&shared, bytes),
-                Some(RawLine::TooLong { head, tail }) => {
+            line = lines.next() => match line.unwrap_or(RawLine::Eof) {
+                RawLine::Line(bytes) => dispatch::on_line(&shared, bytes),
+                RawLine::TooLong { head, tail } => {
                     dispatch::on_parsed(&shared, parse::too_long(&head, &tail, shared.opts.max_line_bytes));
                 }
-                Some(RawLine::Eof) | None => return Outcome::Eof,
+                RawLine::Eof => return Outcome::Eof,
             },
             Some((generation, event)) = events.recv() => {
                 if let Some(exit) = dispatch::on_client_event(&shared, generation, event) {
@@ -151,23 +154,4 @@ async fn dispatch_loop(
             }
         }
     }
-}
-
-/// Stdin is read on its own task, so that a long line never delays the dispatch.
-fn spawn_reader<R: AsyncRead + Unpin + Send + 'static>(
-    input: R,
-    max: usize,
-) -> mpsc::Receiver<RawLine> {
-    let (tx, rx) = mpsc::channel(16);
-    tokio::spawn(async move {
-        let mut reader = LineReader::new(input, max);
-        loop {
-            let line = reader.next().await.unwrap_or(RawLine::Eof);
-            let end = line == RawLine::Eof;
-            if tx.send(line).await.is_err() || end {
-                break;
-            }
-        }
-    });
-    rx
 }

@@ -24,9 +24,19 @@ pub enum RawLine {
 }
 
 /// Reads lines of at most `max` bytes.
+///
+/// [`LineReader::next`] is cancel-safe: the part of a line read so far stays in the reader,
+/// so a `select!` may drop the future and call `next` again without losing a byte (the
+/// dispatch of VS Code's lines reads stdin this way, without a task of its own).
 pub struct LineReader<R> {
     inner: BufReader<R>,
     max: usize,
+    /// The line in progress.
+    line: Vec<u8>,
+    /// The head and tail of a line in progress that passed `max`.
+    over: Option<(Vec<u8>, Vec<u8>)>,
+    /// True when the line in progress has a byte (a last line without `\n` still counts).
+    seen: bool,
 }
 
 impl<R: AsyncRead + Unpin> LineReader<R> {
@@ -34,10 +44,14 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
         LineReader {
             inner: BufReader::with_capacity(BUFFER_BYTES, inner),
             max,
+            line: Vec::new(),
+            over: None,
+            seen: false,
         }
     }
 
     /// The next line that is not blank (spaces and tabs only), or the end of input.
+    /// Cancel-safe (see [`LineReader`]).
     pub async fn next(&mut self) -> io::Result<RawLine> {
         loop {
             match self.next_raw().await? {
@@ -48,24 +62,23 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
     }
 
     async fn next_raw(&mut self) -> io::Result<RawLine> {
-        let mut line: Vec<u8> = Vec::new();
-        let mut over: Option<(Vec<u8>, Vec<u8>)> = None;
-        let mut seen = false;
         loop {
+            // The only await: everything after it runs to the end of the chunk, so a
+            // cancellation here loses nothing.
             let buf = self.inner.fill_buf().await?;
             if buf.is_empty() {
                 // A last line without a newline still counts.
-                if !seen {
+                if !std::mem::take(&mut self.seen) {
                     return Ok(RawLine::Eof);
                 }
-                return Ok(finish(line, over));
+                return Ok(finish(std::mem::take(&mut self.line), self.over.take()));
             }
-            seen = true;
+            self.seen = true;
             let (chunk, used, done) = match memchr::memchr(b'\n', buf) {
                 Some(i) => (&buf[..i], i + 1, true),
                 None => (buf, buf.len(), false),
             };
-            match over.as_mut() {
+            match self.over.as_mut() {
                 Some((head, tail)) => {
                     // The head fills up to KEEP_BYTES whatever the chunks: a line that passed
                     // the limit in a small chunk gets the same head as in one large chunk.
@@ -73,8 +86,8 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                     head.extend_from_slice(&chunk[..room]);
                     keep_tail(tail, chunk);
                 }
-                None if line.len() + chunk.len() > self.max => {
-                    let before = std::mem::take(&mut line);
+                None if self.line.len() + chunk.len() > self.max => {
+                    let before = std::mem::take(&mut self.line);
                     let mut head = before[..before.len().min(KEEP_BYTES)].to_vec();
                     head.extend_from_slice(&chunk[..chunk.len().min(KEEP_BYTES)]);
                     head.truncate(KEEP_BYTES);
@@ -84,13 +97,14 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                         &before[before.len().saturating_sub(KEEP_BYTES)..],
                     );
                     keep_tail(&mut tail, chunk);
-                    over = Some((head, tail));
+                    self.over = Some((head, tail));
                 }
-                None => line.extend_from_slice(chunk),
+                None => self.line.extend_from_slice(chunk),
             }
             self.inner.consume(used);
             if done {
-                return Ok(finish(line, over));
+                self.seen = false;
+                return Ok(finish(std::mem::take(&mut self.line), self.over.take()));
             }
         }
     }
@@ -128,6 +142,41 @@ fn finish(mut line: Vec<u8>, over: Option<(Vec<u8>, Vec<u8>)>) -> RawLine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Polls `next` once: it takes what is there and is then dropped, as by a `select!`.
+    async fn poll_once<R: AsyncRead + Unpin>(reader: &mut LineReader<R>) {
+        tokio::select! {
+            biased;
+            line = reader.next() => panic!("no line is complete yet: {line:?}"),
+            () = std::future::ready(()) => {}
+        }
+    }
+
+    #[tokio::test]
+    async fn a_line_in_progress_survives_a_dropped_next() {
+        use tokio::io::AsyncWriteExt;
+        let (mut w, r) = tokio::io::duplex(1 << 16);
+        let mut reader = LineReader::new(r, 16);
+        assert!(w.write_all(b"{\"a\":").await.is_ok());
+        poll_once(&mut reader).await;
+        assert!(w.write_all(b"1}\n0123456789").await.is_ok());
+        assert_eq!(
+            reader.next().await.ok(),
+            Some(RawLine::Line(b"{\"a\":1}".to_vec()))
+        );
+        // A line over the limit in progress keeps its head and tail across a drop too.
+        poll_once(&mut reader).await;
+        assert!(w.write_all(b"abcdefghij\n").await.is_ok());
+        assert_eq!(
+            reader.next().await.ok(),
+            Some(RawLine::TooLong {
+                head: b"0123456789abcdefghij".to_vec(),
+                tail: b"0123456789abcdefghij".to_vec(),
+            })
+        );
+        drop(w);
+        assert_eq!(reader.next().await.ok(), Some(RawLine::Eof));
+    }
 
     async fn read_all(input: &[u8], max: usize) -> Vec<RawLine> {
         let mut r = LineReader::new(input, max);
