@@ -5,7 +5,9 @@
 //! timer is armed earlier than the driver's next planned wake: one more write and one more
 //! `epoll_wait` for every request of an otherwise idle connection. While this timer runs, the
 //! next planned wake is never more than [`TICK`] away, so arming a request's timers costs
-//! no system call. It stops after [`IDLE`] without a request, so an idle bridge sleeps.
+//! no system call. It stops after [`IDLE`] without a request, so an idle bridge sleeps, and
+//! frees the spare buffers of large lines ([`crate::wire::pool`]); while it runs, it frees
+//! them when they were not used for a tick.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -52,10 +54,13 @@ async fn run(keeper: Arc<Keeper>) {
     let idle = u64::try_from(IDLE.as_millis()).unwrap_or(u64::MAX);
     loop {
         tokio::time::sleep(TICK).await;
+        crate::wire::pool::age();
         let checked = keeper.now_ms();
         if checked.saturating_sub(keeper.last.load(Ordering::Relaxed)) < idle {
             continue;
         }
+        // Idle: the spare buffers of large lines are freed.
+        crate::wire::pool::clear();
         keeper.running.store(false, Ordering::Release);
         // A request that came between the check and the store found the timer running.
         let again = keeper.last.load(Ordering::Relaxed) >= checked;

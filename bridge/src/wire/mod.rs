@@ -1,12 +1,14 @@
 //! The wire of both sides: the line reader with its limits, the parse of a line with id
 //! recovery, the pass-through parse of the members that no rule reads ([`fast`], [`lazy`],
-//! [`scan`]), the frames as byte pieces ([`out`]), and the single writer of stdout.
+//! [`scan`]), the frames as byte pieces ([`out`]), the spare buffers of large lines
+//! ([`pool`]), and the single writer of stdout.
 
 pub mod fast;
 pub mod frames;
 pub mod lazy;
 pub mod out;
 pub mod parse;
+pub mod pool;
 pub mod reader;
 pub mod recover;
 pub mod scan;
