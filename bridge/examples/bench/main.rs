@@ -400,10 +400,16 @@ fn start_all(fixture: &Path) -> [Peer; 3] {
         peer.send(&frame);
     }
     let bridge = find("BRIDGE_BIN", "mcp-bridge-vscode");
-    let mut via = Peer::start(&bridge, &["--", &fixture_arg], false);
+    [direct, relayed, start_bridge(&bridge, fixture)]
+}
+
+/// A bridge in front of the fixture, past `initialize` and `notifications/initialized`.
+fn start_bridge(bridge: &Path, fixture: &Path) -> Peer {
+    let fixture_arg = fixture.to_string_lossy().into_owned();
+    let mut via = Peer::start(bridge, &["--", &fixture_arg], false);
     via.call("initialize", init_params());
     via.send(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
-    [direct, relayed, via]
+    via
 }
 
 fn init_params() -> Value {
@@ -545,13 +551,8 @@ fn main() {
     // Peak while passing one message of N bytes (a fresh peak for each size), in a bridge
     // that has passed nothing larger before: the bridge keeps the buffers of a burst of large
     // lines for a few seconds, and the runs above would count in every peak.
-    let (fresh_pid, mut fresh) = {
-        let fixture_arg = fixture.to_string_lossy().into_owned();
-        let mut via = Peer::start(&bridge, &["--", &fixture_arg], false);
-        via.call("initialize", init_params());
-        via.send(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
-        (via.pid(), via)
-    };
+    let mut fresh = start_bridge(&bridge, &fixture);
+    let fresh_pid = fresh.pid();
     let mut peaks = Vec::new();
     for mib in [1usize, 16, 64] {
         let args = echo_args(if mib == 64 { HUGE_BYTES } else { mib * MIB });

@@ -57,11 +57,14 @@ pub enum Refused {
     DuplicateId,
 }
 
+/// The slots by the key of their id.
+type Slots = HashMap<String, Slot, foldhash::fast::RandomState>;
+
 /// The table of requests in flight.
 pub struct Inflight {
     /// foldhash: two lookups per request, and SipHash's protection is not needed for at
     /// most [`MAX_IN_FLIGHT`] keys (issue 15).
-    slots: Mutex<HashMap<String, Slot, foldhash::fast::RandomState>>,
+    slots: Mutex<Slots>,
     limit: usize,
 }
 
@@ -78,7 +81,7 @@ impl Inflight {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, Slot, foldhash::fast::RandomState>> {
+    fn lock(&self) -> MutexGuard<'_, Slots> {
         self.slots
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

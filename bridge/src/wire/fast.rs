@@ -74,8 +74,6 @@ enum Found {
     },
 }
 
-/// The members of a JSON-RPC message that decide its kind; a repeated one keeps its last
-/// value, as in a `Value`.
 /// The top-level members of a message that the pass-through reads. A key that comes twice
 /// counts with its last value, as in a full parse.
 #[derive(Default)]

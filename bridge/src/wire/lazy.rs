@@ -206,23 +206,7 @@ impl LazyObject {
 
     /// Writes `{…}` with the members in their order; raw members go out as received.
     pub fn write(&self, out: &mut FrameBuf) {
-        self.write_with(out, |_| {});
-    }
-
-    /// Writes the object with more members after its own (the `_meta` of an upstream
-    /// request), written by `more` with a leading comma where needed.
-    pub fn write_with(&self, out: &mut FrameBuf, more: impl FnOnce(&mut FrameBuf)) {
-        out.push(b"{");
-        for (i, (key, member)) in self.members.iter().enumerate() {
-            if i > 0 {
-                out.push(b",");
-            }
-            out.push_value_str(key);
-            out.push(b":");
-            member.write(out);
-        }
-        more(out);
-        out.push(b"}");
+        self.write_members(out, None);
     }
 
     /// Writes the object with the member `key` set to the JSON text `value`, where
@@ -230,22 +214,26 @@ impl LazyObject {
     /// object: the `_meta` of an upstream request goes out this way, so that the params of
     /// VS Code are written without a copy of their list.
     pub fn write_setting(&self, out: &mut FrameBuf, key: &str, value: &[u8]) {
+        self.write_members(out, Some((key, value)));
+    }
+
+    fn write_members(&self, out: &mut FrameBuf, mut set: Option<(&str, &[u8])>) {
         out.push(b"{");
-        let mut placed = false;
         for (i, (k, member)) in self.members.iter().enumerate() {
             if i > 0 {
                 out.push(b",");
             }
             out.push_value_str(k);
             out.push(b":");
-            if k == key {
-                out.push(value);
-                placed = true;
-            } else {
-                member.write(out);
+            match set {
+                Some((key, value)) if k == key => {
+                    out.push(value);
+                    set = None;
+                }
+                _ => member.write(out),
             }
         }
-        if !placed {
+        if let Some((key, value)) = set {
             if !self.members.is_empty() {
                 out.push(b",");
             }

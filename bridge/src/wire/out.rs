@@ -82,10 +82,7 @@ pub struct FrameBuf {
 
 impl FrameBuf {
     pub fn new() -> FrameBuf {
-        FrameBuf {
-            pieces: Vec::new(),
-            current: Vec::with_capacity(256),
-        }
+        FrameBuf::with_capacity(256)
     }
 
     /// A builder whose buffer holds `bytes` before it grows.

@@ -37,8 +37,6 @@ pub struct LineReader<R> {
     line: Vec<u8>,
     /// The head and tail of a line in progress that passed `max`.
     over: Option<(Vec<u8>, Vec<u8>)>,
-    /// True when the line in progress has a byte (a last line without `\n` still counts).
-    seen: bool,
 }
 
 impl<R: AsyncRead + Unpin> LineReader<R> {
@@ -48,7 +46,6 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
             max,
             line: Vec::new(),
             over: None,
-            seen: false,
         }
     }
 
@@ -70,12 +67,11 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
             let buf = self.inner.fill_buf().await?;
             if buf.is_empty() {
                 // A last line without a newline still counts.
-                if !std::mem::take(&mut self.seen) {
+                if self.line.is_empty() && self.over.is_none() {
                     return Ok(RawLine::Eof);
                 }
-                return Ok(finish(std::mem::take(&mut self.line), self.over.take()));
+                return Ok(self.take_line());
             }
-            self.seen = true;
             let (chunk, used, done) = match memchr::memchr(b'\n', buf) {
                 Some(i) => (&buf[..i], i + 1, true),
                 None => (buf, buf.len(), false),
@@ -117,10 +113,16 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
             }
             self.inner.consume(used);
             if done {
-                self.seen = false;
-                return Ok(finish(std::mem::take(&mut self.line), self.over.take()));
+                return Ok(self.take_line());
             }
         }
+    }
+}
+
+impl<R> LineReader<R> {
+    /// The line in progress, ended; the reader is ready for the next one.
+    fn take_line(&mut self) -> RawLine {
+        finish(std::mem::take(&mut self.line), self.over.take())
     }
 }
 

@@ -1,8 +1,8 @@
 //! The gate of the pass-through path (issue 15): a fast scan that checks the syntax of a line
 //! and says whether it may keep its member values as the bytes received.
 //!
-//! Besides the syntax, three things that a full parse into a `Value` decides: the nesting limit ([`super::parse::MAX_DEPTH`]),
-//! lone escaped surrogates (replaced by U+FFFD, see [`super::surrogates`]) and the range of
+//! Besides the syntax, three things that a full parse into a `Value` decides: the nesting
+//! limit ([`super::parse::MAX_DEPTH`]), lone escaped surrogates (replaced by U+FFFD, see [`super::surrogates`]) and the range of
 //! numbers (`1e400` is refused). A line that has none of them is accepted by both paths, and
 //! each value reads the same; any other line takes the full parse. A message with a line break
 //! between its tokens (an HTTP body, an SSE event) takes it too: its members are written into
@@ -122,15 +122,22 @@ impl<'a> Scanner<'a> {
 
     /// Whitespace, a key and its `:`: the key's text (escapes decoded).
     pub fn key(&mut self) -> Option<std::borrow::Cow<'a, str>> {
-        self.ws();
-        let (start, end, escaped) = self.string()?;
-        self.eat(b':')?;
+        let (start, end, escaped) = self.key_range()?;
         if escaped {
             let raw = &self.line()[start..end];
             return serde_json::from_slice::<String>(raw).ok().map(Into::into);
         }
         // The quotes are ASCII, so the text between them is a slice of the checked line.
         self.text.get(start + 1..end - 1).map(Into::into)
+    }
+
+    /// Whitespace, a key and its `:`: the key's range, quotes included, and whether it holds
+    /// an escape.
+    fn key_range(&mut self) -> Option<(usize, usize, bool)> {
+        self.ws();
+        let key = self.string()?;
+        self.eat(b':')?;
+        Some(key)
     }
 
     /// Whitespace and one value: its range in the line.
@@ -145,9 +152,7 @@ impl<'a> Scanner<'a> {
                 let mut first = true;
                 while self.next_member(first)? {
                     first = false;
-                    self.ws();
-                    self.value_range_of_string()?;
-                    self.eat(b':')?;
+                    self.key_range()?;
                     self.value()?;
                 }
             }
