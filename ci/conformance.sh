@@ -43,6 +43,9 @@ conformance=("$dir/node_modules/.bin/conformance")
 [ "$(node --version)" = v22.23.5 ] || { echo "ci/conformance.sh: node 22.23.5 is not on PATH" >&2; exit 1; }
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/conformance.XXXXXX")"
+# The redirect ports that the parallel drivers of part 4 have taken (vscode-driver.mjs).
+export MCP_CONFORMANCE_PORTS="$work/ports"
+mkdir "$MCP_CONFORMANCE_PORTS"
 pids=()
 cleanup() {
   local pid

@@ -18,7 +18,9 @@
 // the client secret) never reach this driver's output: the bridge's stderr is forwarded with
 // the values of such parameters cut out (the suite saves that output with the results).
 import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 const argv = process.argv.slice(2);
@@ -38,21 +40,54 @@ const SECRET_PARAMS =
   /\b(state|code|code_verifier|code_challenge|access_token|refresh_token|id_token|client_secret)=[^&\s"']*/g;
 const redact = (line) => line.replace(SECRET_PARAMS, '$1=…');
 
-/** A free port on 127.0.0.1 for the bridge's redirect receiver. */
-const freePort = () =>
-  new Promise((resolve, reject) => {
+/** True when nothing listens on `port` of 127.0.0.1 now. */
+const canListen = (port) =>
+  new Promise((resolve) => {
     const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
+    server.on('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+
+/** The first port of the system's ephemeral range (Linux; 32768 elsewhere). */
+const ephemeralStart = () => {
+  try {
+    const first = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(first) && first > 21000 ? first : 32768;
+  } catch {
+    return 32768;
+  }
+};
+
+/**
+ * A port on 127.0.0.1 for the bridge's redirect receiver, which binds it only when the
+ * sign-in starts. The suite runs its scenarios in parallel, and their servers and every
+ * outgoing connection take ports of the ephemeral range: a port probed free there was
+ * sometimes taken before the bridge bound it (`redirect_port_unavailable`). So the port
+ * comes from below that range, and the parallel drivers reserve it among themselves with a
+ * file created exclusively in MCP_CONFORMANCE_PORTS (ci/conformance.sh).
+ */
+const redirectPort = async () => {
+  const dir = process.env.MCP_CONFORMANCE_PORTS;
+  const low = 20000;
+  const high = ephemeralStart();
+  for (let attempt = 0; attempt < 500; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low));
+    if (dir) {
+      try {
+        writeFileSync(join(dir, String(port)), '', { flag: 'wx' });
+      } catch {
+        continue;
+      }
+    }
+    if (await canListen(port)) return port;
+  }
+  throw new Error('no free port for the redirect receiver');
+};
 
 const env = { ...process.env };
 const extra = [];
 if (auth) {
-  extra.push('--token-store', 'memory', '--no-browser', '--redirect-port', String(await freePort()));
+  extra.push('--token-store', 'memory', '--no-browser', '--redirect-port', String(await redirectPort()));
   extra.push('--sign-in-timeout', '30');
   if (process.env.MCP_CONFORMANCE_SCENARIO === 'auth/basic-cimd') {
     // The project publishes no client ID metadata document yet, so the bridge uses one only
