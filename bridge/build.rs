@@ -8,8 +8,15 @@
 //! those pages stay resident for the life of the process. Packed, they take a few KB, so an
 //! idle bridge is about 0.4 MB smaller and starts with less work. `MCP_BRIDGE_NO_RELR=1`
 //! turns this off for a toolchain that predates it.
+//!
+//! It also names the target triple to the crate's examples (`MCP_BRIDGE_BUILD_TARGET`): the
+//! bench looks for the binary of `cargo static-bridge` (`.cargo/config.toml`) there.
 
 fn main() {
+    // The bench (examples/bench) finds the binary of `cargo static-bridge` under
+    // target/<this triple>/.
+    let target = std::env::var("TARGET").unwrap_or_default();
+    println!("cargo:rustc-env=MCP_BRIDGE_BUILD_TARGET={target}");
     println!("cargo:rerun-if-env-changed=MCP_BRIDGE_NO_RELR");
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();

@@ -70,6 +70,17 @@ if [ -d "$spec" ]; then
 else
   target/debug/harness --embedded transcripts/
 fi
+# The bridge as shipped (`cargo release-bridge`, .cargo/config.toml): on Linux with glibc the C
+# library is linked in. Its debug build replays every transcript too; the fixture and the
+# harness stay the ones built above.
+echo "== transcripts through the bridge as shipped (cargo static-bridge)"
+cargo static-bridge
+host="$(rustc -vV | sed -n 's/^host: //p')"
+if [ -d "$spec" ]; then
+  MCP_BRIDGE_BIN="$PWD/target/$host/debug/mcp-bridge-vscode" target/debug/harness --schemas "$spec" transcripts/
+else
+  MCP_BRIDGE_BIN="$PWD/target/$host/debug/mcp-bridge-vscode" target/debug/harness transcripts/
+fi
 echo "== secret sweep"
 bash ci/sweep.sh
 echo "== conformance"

@@ -191,9 +191,11 @@ fn target_dir() -> PathBuf {
 }
 
 /// Builds the bridge and the fixture with the bench's own profile, so that the figures are
-/// those of the sources beside it (`cargo build --examples` alone builds no binary). Skipped
-/// when BRIDGE_BIN or BRIDGE_FIXTURE_SERVER names a binary; a build that cannot run leaves
-/// what is there.
+/// those of the sources beside it (`cargo build --examples` alone builds no binary). The
+/// bridge is built as shipped, by the `static-bridge` alias of `.cargo/config.toml` (static C
+/// library on Linux with glibc), into target/<host triple>/<profile>/. Skipped when
+/// BRIDGE_BIN or BRIDGE_FIXTURE_SERVER names a binary; a build that cannot run leaves what is
+/// there.
 fn build_binaries() {
     if std::env::var_os("BRIDGE_BIN").is_some()
         || std::env::var_os("BRIDGE_FIXTURE_SERVER").is_some()
@@ -213,30 +215,28 @@ fn build_binaries() {
         .unwrap_or("release")
         .to_owned();
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut build = Command::new(cargo);
-    build.current_dir(workspace).args([
-        "build",
-        "--quiet",
-        "-p",
-        "mcp-bridge-vscode",
-        "-p",
-        "bridge-fixture-server",
-        "--bins",
-    ]);
-    match profile.as_str() {
-        "debug" => {}
-        "release" => {
-            build.arg("--release");
-        }
-        other => {
-            build.args(["--profile", other]);
-        }
-    }
+    let profile_args: &[&str] = match profile.as_str() {
+        "debug" => &[],
+        "release" => &["--release"],
+        other => &["--profile", other],
+    };
     eprintln!("building the bridge and the fixture ({profile}) …");
-    match build.status() {
-        Ok(status) if status.success() => {}
-        Ok(status) => eprintln!("the build failed ({status}); measuring the binaries that exist"),
-        Err(e) => eprintln!("cannot run cargo ({e}); measuring the binaries that exist"),
+    for what in [
+        &["static-bridge", "--quiet"][..],
+        &["build", "--quiet", "-p", "bridge-fixture-server", "--bins"],
+    ] {
+        let status = Command::new(&cargo)
+            .current_dir(workspace)
+            .args(what)
+            .args(profile_args)
+            .status();
+        match status {
+            Ok(status) if status.success() => {}
+            Ok(status) => {
+                eprintln!("the build failed ({status}); measuring the binaries that exist")
+            }
+            Err(e) => eprintln!("cannot run cargo ({e}); measuring the binaries that exist"),
+        }
     }
 }
 
@@ -245,10 +245,14 @@ fn find(var: &str, name: &str) -> PathBuf {
         return PathBuf::from(p);
     }
     let file = format!("{name}{}", std::env::consts::EXE_SUFFIX);
+    // The bridge as shipped (target/<host triple>/, see build_binaries) before a plain build.
+    let host = target_dir().join(env!("MCP_BRIDGE_BUILD_TARGET"));
     for profile in ["release", "debug"] {
-        let p = target_dir().join(profile).join(&file);
-        if p.exists() {
-            return p;
+        for dir in [&host, &target_dir()] {
+            let p = dir.join(profile).join(&file);
+            if p.exists() {
+                return p;
+            }
         }
     }
     panic!("{name} not found: build it, or set {var}");
@@ -400,7 +404,24 @@ fn start_all(fixture: &Path) -> [Peer; 3] {
         peer.send(&frame);
     }
     let bridge = find("BRIDGE_BIN", "mcp-bridge-vscode");
+    drop_cached_pages(&bridge);
     [direct, relayed, start_bridge(&bridge, fixture)]
+}
+
+/// Asks the kernel to drop the cached pages of a binary that no process runs, so that the
+/// idle figure counts the pages that starting it reads, as at its first start after an
+/// install or a reboot. Without this it depends on how the file came into the cache: a binary
+/// that the linker has just written is cached whole and in large blocks, and the kernel then
+/// maps more of it around each page that the start touches (0.8 MB more for the same binary
+/// on the development machine).
+fn drop_cached_pages(binary: &Path) {
+    #[cfg(target_os = "linux")]
+    if let Ok(file) = std::fs::File::open(binary) {
+        use nix::fcntl::{PosixFadviseAdvice, posix_fadvise};
+        let _ = posix_fadvise(&file, 0, 0, PosixFadviseAdvice::POSIX_FADV_DONTNEED);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = binary;
 }
 
 /// A bridge in front of the fixture, past `initialize` and `notifications/initialized`.
