@@ -9,14 +9,16 @@
 //! idle bridge is about 0.4 MB smaller and starts with less work. `MCP_BRIDGE_NO_RELR=1`
 //! turns this off for a toolchain that predates it.
 //!
-//! It also names the target triple to the crate's examples (`MCP_BRIDGE_BUILD_TARGET`): the
+//! It also names the target triple to the crate's examples (`BENCH_HOST_TRIPLE`): the
 //! bench looks for the binary of `cargo static-bridge` (`.cargo/config.toml`) there.
 
 fn main() {
     // The bench (examples/bench) finds the binary of `cargo static-bridge` under
-    // target/<this triple>/.
+    // target/<this triple>/. Cargo also sets this variable when it runs the tests, so its name
+    // must not start with MCP_BRIDGE_: the sign-in tests check that no such variable reaches
+    // the browser opener.
     let target = std::env::var("TARGET").unwrap_or_default();
-    println!("cargo:rustc-env=MCP_BRIDGE_BUILD_TARGET={target}");
+    println!("cargo:rustc-env=BENCH_HOST_TRIPLE={target}");
     println!("cargo:rerun-if-env-changed=MCP_BRIDGE_NO_RELR");
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();

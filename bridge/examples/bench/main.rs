@@ -246,7 +246,7 @@ fn find(var: &str, name: &str) -> PathBuf {
     }
     let file = format!("{name}{}", std::env::consts::EXE_SUFFIX);
     // The bridge as shipped (target/<host triple>/, see build_binaries) before a plain build.
-    let host = target_dir().join(env!("MCP_BRIDGE_BUILD_TARGET"));
+    let host = target_dir().join(env!("BENCH_HOST_TRIPLE"));
     for profile in ["release", "debug"] {
         for dir in [&host, &target_dir()] {
             let p = dir.join(profile).join(&file);
