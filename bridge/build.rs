@@ -13,10 +13,8 @@
 //! bench looks for the binary of `cargo static-bridge` (`.cargo/config.toml`) there.
 
 fn main() {
-    // The bench (examples/bench) finds the binary of `cargo static-bridge` under
-    // target/<this triple>/. Cargo also sets this variable when it runs the tests, so its name
-    // must not start with MCP_BRIDGE_: the sign-in tests check that no such variable reaches
-    // the browser opener.
+    // Cargo also sets this variable when it runs the tests, so its name must not start with
+    // MCP_BRIDGE_: the sign-in tests check that no such variable reaches the browser opener.
     let target = std::env::var("TARGET").unwrap_or_default();
     println!("cargo:rustc-env=BENCH_HOST_TRIPLE={target}");
     println!("cargo:rerun-if-env-changed=MCP_BRIDGE_NO_RELR");

@@ -57,30 +57,26 @@ cargo test --workspace --locked
 bash ci/keychain-tests.sh
 echo "== consumer (M5: the packaged crate in an rmcp server)"
 bash ci/consumer.sh
+# Every transcript, with the schema checks where the schemas are (outside CI only without them:
+# the harness records the skip itself). Arguments go to the harness before the folder.
+replay() {
+  if [ -d "$spec" ]; then
+    target/debug/harness --schemas "$spec" "$@" transcripts/
+  else
+    target/debug/harness "$@" transcripts/
+  fi
+}
 echo "== transcripts"
-if [ -d "$spec" ]; then
-  target/debug/harness --schemas "$spec" transcripts/
-else
-  # Outside CI only (checked above): the harness records the skip itself.
-  target/debug/harness transcripts/
-fi
+replay
 echo "== transcripts through the embedded bridge (M5: bridge-fixture-server --embedded)"
-if [ -d "$spec" ]; then
-  target/debug/harness --schemas "$spec" --embedded transcripts/
-else
-  target/debug/harness --embedded transcripts/
-fi
+replay --embedded
 # The bridge as shipped (`cargo release-bridge`, .cargo/config.toml): on Linux with glibc the C
 # library is linked in. Its debug build replays every transcript too; the fixture and the
 # harness stay the ones built above.
 echo "== transcripts through the bridge as shipped (cargo static-bridge)"
 cargo static-bridge
 host="$(rustc -vV | sed -n 's/^host: //p')"
-if [ -d "$spec" ]; then
-  MCP_BRIDGE_BIN="$PWD/target/$host/debug/mcp-bridge-vscode" target/debug/harness --schemas "$spec" transcripts/
-else
-  MCP_BRIDGE_BIN="$PWD/target/$host/debug/mcp-bridge-vscode" target/debug/harness transcripts/
-fi
+MCP_BRIDGE_BIN="$PWD/target/$host/debug/mcp-bridge-vscode" replay
 echo "== secret sweep"
 bash ci/sweep.sh
 echo "== conformance"

@@ -246,9 +246,10 @@ fn find(var: &str, name: &str) -> PathBuf {
     }
     let file = format!("{name}{}", std::env::consts::EXE_SUFFIX);
     // The bridge as shipped (target/<host triple>/, see build_binaries) before a plain build.
-    let host = target_dir().join(env!("BENCH_HOST_TRIPLE"));
+    let target = target_dir();
+    let host = target.join(env!("BENCH_HOST_TRIPLE"));
     for profile in ["release", "debug"] {
-        for dir in [&host, &target_dir()] {
+        for dir in [&host, &target] {
             let p = dir.join(profile).join(&file);
             if p.exists() {
                 return p;
