@@ -9,9 +9,10 @@ use std::time::Duration;
 
 use process_wrap::tokio::{ChildWrapper, CommandWrap, KillOnDrop};
 use serde_json::Value;
-use tokio::sync::{Notify, mpsc, watch};
+use tokio::sync::{Notify, watch};
 use tokio::time::Instant;
 
+use super::events::Events;
 use super::lines::LineLink;
 use super::{Ended, ExitInfo, Transport, TransportEvent};
 use crate::log::{self, Level};
@@ -43,7 +44,7 @@ impl ChildTransport {
         command: &std::ffi::OsStr,
         args: &[std::ffi::OsString],
         opts: &ChildOptions,
-        events: mpsc::UnboundedSender<TransportEvent>,
+        events: Events,
         room: Room,
     ) -> io::Result<Arc<ChildTransport>> {
         let mut wrap = CommandWrap::with_new(command, |c| {
@@ -71,10 +72,8 @@ impl ChildTransport {
             opts.pid.store(pid, Ordering::SeqCst);
         }
         #[cfg(unix)]
-        {
-            crate::stdio_pipes::grow_pipe(&stdin);
-            crate::stdio_pipes::grow_pipe(&stdout);
-        }
+        crate::stdio_pipes::grow_pipe(&stdout);
+        let stdin = crate::stdio_pipes::child_stdin(stdin)?;
 
         let link = LineLink::spawn(stdout, stdin, opts.max_line_bytes, events.clone(), room);
         let stop = Arc::new(Notify::new());
@@ -131,7 +130,7 @@ async fn supervise(
     grace: Duration,
     stop: Arc<Notify>,
     link: LineLink,
-    events: mpsc::UnboundedSender<TransportEvent>,
+    events: Events,
     end_tx: watch::Sender<Option<Ended>>,
 ) {
     let mut phase = Phase::Running;
@@ -228,7 +227,7 @@ mod tests {
 
     #[tokio::test]
     async fn lines_flow_and_exit_code_is_reported() {
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (tx, mut rx) = crate::upstream::events::channel();
         let t = sh("read l; echo \"$l\"; exit 3", SHUTDOWN_GRACE, tx);
         assert!(t.send_request(1, "x", &serde_json::json!({"a":1})));
         match rx.recv().await {
@@ -240,7 +239,7 @@ mod tests {
 
     #[tokio::test]
     async fn stop_closes_stdin_first() {
-        let (tx, _rx) = mpsc::unbounded_channel();
+        let (tx, _rx) = crate::upstream::events::channel();
         let t = sh("cat >/dev/null; exit 0", SHUTDOWN_GRACE, tx);
         let start = Instant::now();
         t.stop();
@@ -250,7 +249,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_child_that_ignores_stdin_gets_the_termination_signal() {
-        let (tx, _rx) = mpsc::unbounded_channel();
+        let (tx, _rx) = crate::upstream::events::channel();
         let grace = Duration::from_millis(200);
         let t = sh("exec sleep 30", grace, tx);
         t.stop();
@@ -259,7 +258,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_child_that_ignores_the_termination_signal_is_killed() {
-        let (tx, _rx) = mpsc::unbounded_channel();
+        let (tx, _rx) = crate::upstream::events::channel();
         let grace = Duration::from_millis(200);
         let t = sh("trap '' TERM; while :; do sleep 0.05; done", grace, tx);
         t.stop();
@@ -268,7 +267,7 @@ mod tests {
 
     #[tokio::test]
     async fn closing_stdout_while_running_is_noticed_and_stopped() {
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (tx, mut rx) = crate::upstream::events::channel();
         let grace = Duration::from_millis(200);
         let t = sh("exec >&-; exec sleep 30 <&-", grace, tx);
         assert!(matches!(rx.recv().await, Some(TransportEvent::Closed)));
@@ -276,11 +275,7 @@ mod tests {
     }
 
     /// A `sh -c <script>` upstream with a line limit of 1 KiB.
-    fn sh(
-        script: &str,
-        grace: Duration,
-        tx: mpsc::UnboundedSender<TransportEvent>,
-    ) -> Arc<ChildTransport> {
+    fn sh(script: &str, grace: Duration, tx: Events) -> Arc<ChildTransport> {
         ChildTransport::spawn(
             "sh".as_ref(),
             &["-c".into(), script.into()],
@@ -301,7 +296,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_command_that_does_not_exist_fails_to_spawn() {
-        let (tx, _rx) = mpsc::unbounded_channel();
+        let (tx, _rx) = crate::upstream::events::channel();
         assert!(
             ChildTransport::spawn(
                 "/nonexistent/upstream".as_ref(),

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
 
 use super::envelope::{self, Envelope};
+use super::events::{Flow, Inbox};
 use super::{Ended, Transport, TransportEvent, UpstreamError};
 use crate::log::{self, Level, Scope};
 use crate::translate::level::LogLevel;
@@ -94,11 +95,11 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl UpstreamClient {
-    /// Makes the client and starts its router, which reads `events` of the transport and
+    /// Makes the client and installs its router on `events` of the transport; the router
     /// reports unrouted notifications and the exit to `front`.
     pub fn start(
         transport: Arc<dyn Transport>,
-        events: mpsc::UnboundedReceiver<TransportEvent>,
+        events: Inbox,
         envelope: Envelope,
         max_line_bytes: usize,
         front: mpsc::UnboundedSender<ClientEvent>,
@@ -113,7 +114,12 @@ impl UpstreamClient {
             closed: AtomicBool::new(false),
             max_line_bytes,
         });
-        tokio::spawn(route(Arc::clone(&client), events, front, sink));
+        let mut router = Router {
+            client: Arc::clone(&client),
+            front,
+            sink,
+        };
+        events.route(Box::new(move |event| router.route(event)));
         client
     }
 
@@ -276,13 +282,17 @@ impl UpstreamClient {
     }
 }
 
-async fn route(
+/// The router of a client: what the transport's events mean for the requests in flight and
+/// for the front. It runs on the transport's own task ([`super::events`]).
+struct Router {
     client: Arc<UpstreamClient>,
-    mut events: mpsc::UnboundedReceiver<TransportEvent>,
     front: mpsc::UnboundedSender<ClientEvent>,
     sink: NotificationSink,
-) {
-    while let Some(event) = events.recv().await {
+}
+
+impl Router {
+    fn route(&mut self, event: TransportEvent) -> Flow {
+        let client = &self.client;
         match event {
             TransportEvent::Line(RawLine::Line(line)) => match parse_fast(line) {
                 // The common case: a result whose members stay as received (issue 15).
@@ -292,12 +302,12 @@ async fn route(
                     }
                 }
                 Ok(Fast::Request { method, .. }) => dropped_request(&method),
-                Err(line) => handle(&client, parse::parse_line(&line), &sink),
+                Err(line) => handle(client, parse::parse_line(&line), &self.sink),
             },
             TransportEvent::Line(RawLine::TooLong { head, tail }) => handle(
-                &client,
+                client,
                 parse::too_long(&head, &tail, client.max_line_bytes),
-                &sink,
+                &self.sink,
             ),
             TransportEvent::Line(RawLine::Eof) | TransportEvent::Closed => client.close_all(),
             // After the response of the request this changes nothing.
@@ -306,13 +316,21 @@ async fn route(
             }
             TransportEvent::Ended(ended) => {
                 client.close_all();
-                let _ = front.send(ClientEvent::Ended(ended));
+                let _ = self.front.send(ClientEvent::Ended(ended));
                 // Nothing comes after the end; the router lets the connection go.
-                return;
+                return Flow::Stop;
             }
         }
+        Flow::Continue
     }
-    client.close_all();
+}
+
+impl Drop for Router {
+    /// The transport is gone without its end (every sender dropped): requests in flight
+    /// fail rather than wait.
+    fn drop(&mut self) {
+        self.client.close_all();
+    }
 }
 
 const NO_REQUEST: &str = "dropped a response of the upstream server to no request in flight";

@@ -1,6 +1,7 @@
 //! Unit tests of the upstream client (a recording transport, events by hand).
 use super::*;
 use crate::upstream::ExitInfo;
+use crate::upstream::events::{Events, events};
 use serde_json::json;
 use std::sync::Mutex as StdMutex;
 use tokio::sync::watch;
@@ -33,7 +34,7 @@ type Notes = mpsc::UnboundedReceiver<(String, Option<Value>)>;
 fn setup() -> (
     Arc<UpstreamClient>,
     Arc<Recorder>,
-    mpsc::UnboundedSender<TransportEvent>,
+    Events,
     mpsc::UnboundedReceiver<ClientEvent>,
     Notes,
 ) {
@@ -42,7 +43,7 @@ fn setup() -> (
         frames: StdMutex::new(Vec::new()),
         exit,
     });
-    let (tx, rx) = mpsc::unbounded_channel();
+    let (tx, rx) = events();
     let (ftx, frx) = mpsc::unbounded_channel();
     let env = Envelope {
         client_info: json!({"name":"c","version":"1"}),
@@ -73,12 +74,11 @@ async fn o4_progress_is_routed_by_request_and_comes_before_the_response() {
     let id = call.id();
     assert_eq!(lock(&rec.frames)[0]["params"]["_meta"]["progressToken"], id);
     for i in 1..=3 {
-        tx.send(line(json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":id,"progress":i}}))).ok();
+        tx.send(line(json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":id,"progress":i}})));
     }
-    tx.send(line(
+    assert!(tx.send(line(
         json!({"jsonrpc":"2.0","id":id,"result":{"content":[]}}),
-    ))
-    .ok();
+    )));
     for i in 1..=3 {
         match call.next().await {
             CallEvent::Progress(p) => assert_eq!(p["progress"], i),
@@ -97,15 +97,13 @@ async fn quirk_upstream_cancelled_is_dropped_and_errors_pass() {
     let mut call = client
         .request("tools/list", Map::new(), &RequestOptions::default())
         .expect("sent");
-    tx.send(line(
+    assert!(tx.send(line(
         json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}),
-    ))
-    .ok();
-    tx.send(line(json!({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}))).ok();
-    tx.send(line(
+    )));
+    tx.send(line(json!({"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}})));
+    assert!(tx.send(line(
         json!({"jsonrpc":"2.0","id":call.id(),"error":{"code":-32601,"message":"m"}}),
-    ))
-    .ok();
+    )));
     match call.next().await {
         CallEvent::Done(Err(UpstreamError::Rpc(e))) => assert_eq!(e["code"], -32601),
         other => panic!("{other:?}"),
@@ -130,17 +128,15 @@ async fn m3_the_upstream_cancellation_ends_only_a_listen_stream() {
         .request("tools/call", Map::new(), &RequestOptions::default())
         .expect("sent");
     for id in [listen.id(), call.id()] {
-        tx.send(line(
+        assert!(tx.send(line(
             json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":id}}),
-        ))
-        .ok();
+        )));
     }
     assert!(matches!(
         listen.next().await,
         CallEvent::Done(Err(UpstreamError::Ended))
     ));
-    tx.send(line(json!({"jsonrpc":"2.0","id":call.id(),"result":{}})))
-        .ok();
+    assert!(tx.send(line(json!({"jsonrpc":"2.0","id":call.id(),"result":{}}))));
     assert!(matches!(call.next().await, CallEvent::Done(Ok(_))));
 }
 
@@ -174,7 +170,7 @@ async fn close_fails_every_call_and_later_requests() {
     let mut call = client
         .request("tools/call", Map::new(), &RequestOptions::default())
         .expect("sent");
-    tx.send(TransportEvent::Closed).ok();
+    tx.send(TransportEvent::Closed);
     assert!(matches!(
         call.next().await,
         CallEvent::Done(Err(UpstreamError::Closed))
@@ -186,7 +182,7 @@ async fn close_fails_every_call_and_later_requests() {
     let ended = Ended {
         exit: Some(ExitInfo::Code(3)),
     };
-    tx.send(TransportEvent::Ended(ended)).ok();
+    tx.send(TransportEvent::Ended(ended));
     assert!(matches!(front.recv().await, Some(ClientEvent::Ended(e)) if e == ended));
 }
 
@@ -200,20 +196,17 @@ async fn a_failed_request_fails_only_its_call_and_a_late_failure_changes_nothing
     let mut answered = client
         .request("tools/call", Map::new(), &opts)
         .expect("sent");
-    tx.send(TransportEvent::Failed {
+    assert!(tx.send(TransportEvent::Failed {
         id: failed.id(),
         error: UpstreamError::HttpStatus(503),
-    })
-    .ok();
-    tx.send(line(
+    }));
+    assert!(tx.send(line(
         json!({"jsonrpc":"2.0","id":answered.id(),"result":{}}),
-    ))
-    .ok();
-    tx.send(TransportEvent::Failed {
+    )));
+    assert!(tx.send(TransportEvent::Failed {
         id: answered.id(),
         error: UpstreamError::TransportFailed("x".into()),
-    })
-    .ok();
+    }));
     assert!(matches!(
         failed.next().await,
         CallEvent::Done(Err(UpstreamError::HttpStatus(503)))
@@ -233,11 +226,10 @@ async fn a_bad_line_with_the_id_of_a_call_fails_that_call() {
         "{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{{\"x\":\"",
         call.id()
     );
-    tx.send(TransportEvent::Line(RawLine::TooLong {
+    assert!(tx.send(TransportEvent::Line(RawLine::TooLong {
         head: head.into_bytes(),
         tail: b"xx\"}}".to_vec(),
-    }))
-    .ok();
+    })));
     match call.next().await {
         CallEvent::Done(Err(UpstreamError::InvalidResponse(why))) => {
             assert!(why.starts_with("line_too_long"))

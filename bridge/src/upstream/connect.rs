@@ -11,12 +11,12 @@ use std::sync::atomic::AtomicU32;
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::mpsc;
 
+use super::Transport;
 use super::child::{ChildOptions, ChildTransport};
+use super::events::{Inbox, events};
 use super::http::{HttpOptions, HttpTransport};
 use super::lines::LineTransport;
-use super::{Transport, TransportEvent};
 use crate::translate::errors::Cause;
 use crate::wire::writer::Room;
 
@@ -89,7 +89,7 @@ pub struct ConnectOptions {
 /// A transport and the events that it sends.
 pub struct Connection {
     pub transport: Arc<dyn Transport>,
-    pub events: mpsc::UnboundedReceiver<TransportEvent>,
+    pub events: Inbox,
 }
 
 /// Why no connection could be made: the cause of the error for `initialize`, and the line
@@ -114,7 +114,7 @@ pub fn connect(
     opts: &ConnectOptions,
     room: Room,
 ) -> Result<Connection, ConnectError> {
-    let (tx, events) = mpsc::unbounded_channel();
+    let (tx, events) = events();
     let transport: Arc<dyn Transport> = match target {
         Target::Command { command, args } => {
             let child = ChildOptions {

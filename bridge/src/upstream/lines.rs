@@ -12,7 +12,9 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{Notify, mpsc, watch};
 
 use super::envelope::RequestFrame;
+use super::events::Events;
 use super::{Ended, Transport, TransportEvent};
+use crate::wire::lane::Lane;
 use crate::wire::out::Frame;
 use crate::wire::reader::{LineReader, RawLine};
 use crate::wire::writer::{Room, frame_line, write_frame};
@@ -27,6 +29,8 @@ enum WriterCmd {
 #[derive(Clone)]
 pub struct LineLink {
     writer: mpsc::UnboundedSender<WriterCmd>,
+    /// Orders the frames: a frame goes out at once while the writer task has none in hand.
+    lane: Arc<Lane>,
     /// Notified once when the read side ends (end of input or a read error).
     pub read_closed: Arc<Notify>,
 }
@@ -39,7 +43,7 @@ impl LineLink {
         read: R,
         write: W,
         max_line_bytes: usize,
-        events: mpsc::UnboundedSender<TransportEvent>,
+        events: Events,
         room: Room,
     ) -> LineLink
     where
@@ -48,7 +52,8 @@ impl LineLink {
     {
         let (writer, rx) = mpsc::unbounded_channel();
         let read_closed = Arc::new(Notify::new());
-        tokio::spawn(write_loop(write, rx));
+        let lane = Arc::new(Lane::new(crate::stdio_pipes::direct_of(&write)));
+        tokio::spawn(write_loop(write, rx, Arc::clone(&lane)));
         tokio::spawn(read_loop(
             read,
             max_line_bytes,
@@ -58,11 +63,12 @@ impl LineLink {
         ));
         LineLink {
             writer,
+            lane,
             read_closed,
         }
     }
 
-    /// Queues one frame; false when the writer has stopped.
+    /// Sends one frame; false when the writer has stopped.
     pub fn send(&self, frame: &Value) -> bool {
         match frame_line(frame) {
             Some(bytes) => self.send_frame(Frame::from(bytes)),
@@ -70,24 +76,32 @@ impl LineLink {
         }
     }
 
-    /// Queues one frame that is already bytes (a request whose params pass through).
+    /// Sends one frame that is already bytes (a request whose params pass through).
     pub fn send_frame(&self, frame: Frame) -> bool {
-        self.writer.send(WriterCmd::Frame(frame)).is_ok()
+        self.lane.send(frame, |frame| {
+            self.writer.send(WriterCmd::Frame(frame)).is_ok()
+        })
     }
 
-    /// Closes the write side after the frames queued before (the first step of a stop).
+    /// Closes the write side after the frames sent before (the first step of a stop).
     pub fn close(&self) {
-        let _ = self.writer.send(WriterCmd::Close);
+        self.lane
+            .queue(|| self.writer.send(WriterCmd::Close).is_ok());
     }
 }
 
-async fn write_loop<W: AsyncWrite + Unpin>(mut out: W, mut rx: mpsc::UnboundedReceiver<WriterCmd>) {
+async fn write_loop<W: AsyncWrite + Unpin>(
+    mut out: W,
+    mut rx: mpsc::UnboundedReceiver<WriterCmd>,
+    lane: Arc<Lane>,
+) {
     while let Some(cmd) = rx.recv().await {
         match cmd {
             WriterCmd::Frame(frame) => {
                 if write_frame(&mut out, &frame).await.is_err() {
                     break;
                 }
+                lane.written(|| rx.is_empty());
                 if rx.is_empty() && out.flush().await.is_err() {
                     break;
                 }
@@ -95,13 +109,16 @@ async fn write_loop<W: AsyncWrite + Unpin>(mut out: W, mut rx: mpsc::UnboundedRe
             WriterCmd::Close => break,
         }
     }
+    // The lane lets go of the pipe first, so that it closes with `out`: the upstream reads
+    // the end of its input.
+    lane.end();
     let _ = out.shutdown().await;
 }
 
 async fn read_loop<R: AsyncRead + Unpin>(
     input: R,
     max: usize,
-    events: mpsc::UnboundedSender<TransportEvent>,
+    events: Events,
     closed: Arc<Notify>,
     room: Room,
 ) {
@@ -111,7 +128,7 @@ async fn read_loop<R: AsyncRead + Unpin>(
         match reader.next().await {
             Ok(RawLine::Eof) | Err(_) => break,
             Ok(line) => {
-                if events.send(TransportEvent::Line(line)).is_err() {
+                if !events.send(TransportEvent::Line(line)) {
                     break;
                 }
             }
@@ -133,7 +150,7 @@ impl LineTransport {
         read: R,
         write: W,
         max_line_bytes: usize,
-        events: mpsc::UnboundedSender<TransportEvent>,
+        events: Events,
         room: Room,
     ) -> Arc<LineTransport>
     where
@@ -186,7 +203,7 @@ mod tests {
         let (ours, theirs) = tokio::io::duplex(1 << 16);
         let (our_read, our_write) = tokio::io::split(ours);
         let (their_read, mut their_write) = tokio::io::split(theirs);
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (tx, mut rx) = crate::upstream::events::channel();
         let t = LineTransport::spawn(our_read, our_write, 1024, tx, Room::unlimited());
         assert!(t.send_request(1, "tools/list", &json!({"id":1})));
         let mut peer = BufReader::new(their_read).lines();
@@ -220,7 +237,7 @@ mod tests {
         let (ours, theirs) = tokio::io::duplex(1 << 16);
         let (our_read, our_write) = tokio::io::split(ours);
         let (their_read, _their_write) = tokio::io::split(theirs);
-        let (tx, _rx) = mpsc::unbounded_channel();
+        let (tx, _rx) = crate::upstream::events::channel();
         let t = LineTransport::spawn(our_read, our_write, 1024, tx, Room::unlimited());
         t.cancel(3, &json!({"method":"notifications/cancelled"}));
         t.stop();

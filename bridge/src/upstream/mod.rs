@@ -15,6 +15,7 @@ pub mod child;
 pub mod client;
 pub mod connect;
 pub mod envelope;
+pub mod events;
 pub mod http;
 pub mod lines;
 

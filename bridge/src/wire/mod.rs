@@ -1,10 +1,12 @@
 //! The wire of both sides: the line reader with its limits, the parse of a line with id
 //! recovery, the pass-through parse of the members that no rule reads ([`fast`], [`lazy`],
 //! [`scan`]), the frames as byte pieces ([`out`]), the spare buffers of large lines
-//! ([`pool`]), and the single writer of stdout.
+//! ([`pool`]), the lane that orders the frames of one sink ([`lane`]), and the single writer
+//! of stdout.
 
 pub mod fast;
 pub mod frames;
+pub mod lane;
 pub mod lazy;
 pub mod out;
 pub mod parse;

@@ -65,6 +65,30 @@ impl Frame {
     }
 }
 
+impl Frame {
+    /// The frame without its first `n` bytes: the rest after a partial write. No piece is
+    /// copied; a one-buffer frame becomes one shared piece.
+    pub fn skip(self, n: usize) -> Frame {
+        let pieces = match self.repr {
+            Repr::One(line) => vec![Bytes::from(line)],
+            Repr::Pieces(pieces) => pieces,
+        };
+        let mut left = n;
+        let mut rest = Vec::with_capacity(pieces.len());
+        for piece in pieces {
+            if left >= piece.len() {
+                left -= piece.len();
+            } else {
+                rest.push(piece.slice(left..));
+                left = 0;
+            }
+        }
+        Frame {
+            repr: Repr::Pieces(rest),
+        }
+    }
+}
+
 impl From<Vec<u8>> for Frame {
     fn from(line: Vec<u8>) -> Frame {
         Frame {

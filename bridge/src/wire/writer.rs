@@ -1,5 +1,7 @@
-//! R7 and DESIGN principle 4: exactly one task writes stdout, one frame per line, in the
-//! order in which the bridge queued the frames.
+//! R7 and DESIGN principle 4: one writer of stdout, one frame per line, in the order in
+//! which the bridge sent the frames. The writer is the lane ([`super::lane`]) with its task:
+//! a frame goes out at once from the task that sends it while nothing waits, else through
+//! the writer task's queue.
 
 use std::io;
 use std::sync::Arc;
@@ -10,6 +12,7 @@ use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::{Notify, mpsc};
 use tokio::task::JoinHandle;
 
+use super::lane::Lane;
 use super::out::Frame;
 
 /// How many bytes of frames may wait for stdout before the upstream reader pauses (DESIGN
@@ -27,6 +30,7 @@ enum Out {
 pub struct Outbox {
     tx: mpsc::UnboundedSender<Out>,
     room: Room,
+    lane: Arc<Lane>,
 }
 
 /// The bytes queued for stdout, shared by the outbox and the writer, so that a reader of the
@@ -103,14 +107,17 @@ impl Outbox {
 
     /// Queues one frame that is already bytes (a result passed through, issue 15).
     pub fn send_frame(&self, frame: Frame) -> bool {
-        let len = frame.len();
-        self.room.queued.fetch_add(len, Ordering::AcqRel);
-        if self.tx.send(Out::Frame(frame)).is_ok() {
-            true
-        } else {
-            self.room.written(len);
-            false
-        }
+        self.lane.send(frame, |frame| {
+            // Only a queued frame takes room: one written at once is in the pipe already.
+            let len = frame.len();
+            self.room.queued.fetch_add(len, Ordering::AcqRel);
+            if self.tx.send(Out::Frame(frame)).is_ok() {
+                true
+            } else {
+                self.room.written(len);
+                false
+            }
+        })
     }
 
     /// The room of this writer, for the reader of the upstream.
@@ -120,7 +127,7 @@ impl Outbox {
 
     /// Ends the writer after the frames queued before.
     pub fn close(&self) {
-        let _ = self.tx.send(Out::Close);
+        self.lane.queue(|| self.tx.send(Out::Close).is_ok());
     }
 }
 
@@ -148,16 +155,19 @@ where
 {
     let (tx, rx) = mpsc::unbounded_channel();
     let room = Room::new(limit);
-    let handle = tokio::spawn(write_loop(sink, rx, room.clone()));
-    (Outbox { tx, room }, handle)
+    let lane = Arc::new(Lane::new(crate::stdio_pipes::direct_of(&sink)));
+    let handle = tokio::spawn(write_loop(sink, rx, room.clone(), Arc::clone(&lane)));
+    (Outbox { tx, room, lane }, handle)
 }
 
 async fn write_loop<W: AsyncWrite + Unpin>(
     sink: W,
     rx: mpsc::UnboundedReceiver<Out>,
     room: Room,
+    lane: Arc<Lane>,
 ) -> io::Result<()> {
-    let result = write_frames(sink, rx, &room).await;
+    let result = write_frames(sink, rx, &room, &lane).await;
+    lane.end();
     room.end();
     result
 }
@@ -166,12 +176,14 @@ async fn write_frames<W: AsyncWrite + Unpin>(
     mut sink: W,
     mut rx: mpsc::UnboundedReceiver<Out>,
     room: &Room,
+    lane: &Lane,
 ) -> io::Result<()> {
     while let Some(out) = rx.recv().await {
         match out {
             Out::Frame(frame) => {
                 let len = write_frame(&mut sink, &frame).await?;
                 room.written(len);
+                lane.written(|| rx.is_empty());
             }
             Out::Close => break,
         }

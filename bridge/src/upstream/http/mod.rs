@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use bytes::Bytes;
 use serde_json::Value;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 use tokio::task::AbortHandle;
 
 pub use self::body::{BodyError, read_body};
@@ -29,6 +29,7 @@ pub use self::client::{
     CaError, HttpOptions, build_client, describe, install_crypto_provider, load_ca_file,
 };
 use self::params::{ParamHeader, call_headers, param_headers};
+use super::events::Events;
 use super::{Ended, Transport, TransportEvent};
 use crate::log::{self, Level};
 use crate::wire::writer::Room;
@@ -53,7 +54,7 @@ impl HttpTransport {
     /// variable, for example). No connection is opened before the first request.
     pub fn new(
         opts: Arc<HttpOptions>,
-        events: mpsc::UnboundedSender<TransportEvent>,
+        events: Events,
         room: Room,
     ) -> Result<Arc<HttpTransport>, String> {
         // With a sign-in, its client serves the MCP requests too: it was made from the same

@@ -11,7 +11,6 @@ use futures_util::{Stream, StreamExt, TryStreamExt};
 use reqwest::StatusCode;
 use reqwest::header::{CONTENT_TYPE, HeaderName, HeaderValue, WWW_AUTHENTICATE};
 use serde_json::Value;
-use tokio::sync::mpsc;
 
 use super::body::{BodyError, read_body};
 use super::client::{HttpOptions, describe};
@@ -19,6 +18,7 @@ use super::headers::ACCEPT;
 use crate::auth::challenge::{self, Challenge};
 use crate::auth::outcome::SignInError;
 use crate::log::{self, Level};
+use crate::upstream::events::Events;
 use crate::upstream::{TransportEvent, UpstreamError};
 use crate::wire::reader::RawLine;
 use crate::wire::writer::Room;
@@ -27,7 +27,7 @@ use crate::wire::writer::Room;
 pub(super) struct PostContext {
     pub client: reqwest::Client,
     pub opts: Arc<HttpOptions>,
-    pub events: mpsc::UnboundedSender<TransportEvent>,
+    pub events: Events,
     pub room: Room,
 }
 
