@@ -16,6 +16,7 @@ pub mod listen;
 pub mod log;
 pub mod logout;
 pub mod stdio_pipes;
+mod sync;
 pub mod translate;
 pub mod upstream;
 pub mod watchdog;

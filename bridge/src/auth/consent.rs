@@ -11,6 +11,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::sync::lock;
 use tokio::time::Instant;
 
 /// How long a question that did not lead to a sign-in keeps the bridge from asking again.
@@ -64,10 +65,6 @@ pub const QUESTION: &str = "The upstream server needs a new sign-in. Open the UR
 pub struct Gate {
     port: Mutex<Option<Arc<dyn Consent>>>,
     cooldown_until: Mutex<Option<Instant>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl Gate {

@@ -43,9 +43,7 @@ pub struct ClientRequests {
 
 impl ClientRequests {
     fn lock(&self) -> MutexGuard<'_, HashMap<String, oneshot::Sender<ClientAnswer>>> {
-        self.pending
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        crate::sync::lock(&self.pending)
     }
 
     /// The next id: `b-1`, `b-2`, …

@@ -90,6 +90,12 @@ pub(crate) async fn exchange_body(
     let uid = call.id();
     let mut deadline = started + timeout;
     let mut note_at = started + FIRST_NOTE;
+    // The exchange's own timer waits for the connection's next tick, unless its limit comes
+    // first (issue 15, see `super::keep`).
+    let mut armed = timeout <= super::keep::TICK;
+    let tick = shared.keeper.tick();
+    tokio::pin!(tick);
+    tick.as_mut().enable();
     let outcome = loop {
         tokio::select! {
             biased;
@@ -110,9 +116,10 @@ pub(crate) async fn exchange_body(
                 began = None;
                 deadline += extra;
             }
+            () = &mut tick, if !armed => armed = true,
             // One timer for both the limit and the next note: each timer costs a
-            // registration in the timer wheel, on every request (issue 15).
-            _ = tokio::time::sleep_until(deadline.min(note_at)) => {
+            // registration in the timer wheel (issue 15).
+            () = tokio::time::sleep_until(deadline.min(note_at)), if armed => {
                 if Instant::now() >= deadline {
                     call.cancel(REASON_TIMEOUT);
                     break Exchange::TimedOut;

@@ -82,9 +82,7 @@ impl Inflight {
     }
 
     fn lock(&self) -> MutexGuard<'_, Slots> {
-        self.slots
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        crate::sync::lock(&self.slots)
     }
 
     /// Admits a request, or refuses it at the limit.

@@ -58,16 +58,12 @@ pub(crate) struct Shared {
 
 impl Shared {
     pub(crate) fn state(&self) -> MutexGuard<'_, State> {
-        self.state
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        crate::sync::lock(&self.state)
     }
 
     /// The connection's counter of elicitation ids (held only while a round is planned).
     pub(crate) fn elicitation_ids(&self) -> MutexGuard<'_, ElicitationIds> {
-        self.elicitation_ids
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        crate::sync::lock(&self.elicitation_ids)
     }
 
     /// The level that goes upstream with each new request (O5).

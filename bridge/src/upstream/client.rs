@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
@@ -12,6 +12,7 @@ use super::envelope::{self, Envelope};
 use super::events::{Flow, Inbox};
 use super::{Ended, Transport, TransportEvent, UpstreamError};
 use crate::log::{self, Level, Scope};
+use crate::sync::lock;
 use crate::translate::level::LogLevel;
 use crate::wire::fast::{Fast, parse_fast};
 use crate::wire::lazy::{Body, LazyObject};
@@ -86,12 +87,6 @@ pub struct Call {
     progress: Option<mpsc::Receiver<Value>>,
     done: oneshot::Receiver<Result<Body, UpstreamError>>,
     finished: bool,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic while the lock was held cannot leave the map half-changed (each change is one
-    // call), so the data stays usable.
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl UpstreamClient {

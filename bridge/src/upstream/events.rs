@@ -9,7 +9,7 @@
 //! it.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::TransportEvent;
 
@@ -121,8 +121,7 @@ impl Drop for Inbox {
 
 impl Hub {
     fn lock(&self) -> MutexGuard<'_, State> {
-        // Every step leaves the state consistent: a panic elsewhere leaves it usable.
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        crate::sync::lock(&self.state)
     }
 
     /// Routes the queued events with `router`, which the caller took, until the queue is

@@ -11,7 +11,7 @@
 //! orders the frames of its sink).
 
 use std::io::{self, IoSlice};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::out::Frame;
 
@@ -104,8 +104,7 @@ impl Lane {
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
-        // The state stays consistent at every step: a panic elsewhere leaves it usable.
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        crate::sync::lock(&self.state)
     }
 }
 

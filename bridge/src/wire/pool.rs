@@ -27,8 +27,7 @@ static USED: AtomicBool = AtomicBool::new(false);
 
 fn pool() -> std::sync::MutexGuard<'static, Vec<Vec<u8>>> {
     // A panic while the lock was held leaves at worst a buffer too few or too many.
-    POOL.lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+    crate::sync::lock(&POOL)
 }
 
 /// The largest spare buffer, empty, when there is one.

@@ -8,9 +8,10 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::{Expect, Outcome, START_LATE_WARNING, lock};
+use super::{Expect, Outcome, START_LATE_WARNING};
 use crate::auth::failure::sanitize;
 use crate::log::{self, Level};
+use crate::sync::lock;
 
 /// The head of a request is read up to this size and this time.
 const MAX_HEAD: usize = 16 << 10;

@@ -10,7 +10,7 @@
 
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use tokio::net::{TcpListener, TcpSocket};
@@ -20,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 mod answer;
 
+use crate::sync::lock;
 use answer::{Served, constant_time_eq, handle};
 
 /// M6 "start late": after a redirect with a code, the receiver stays this long on its port to
@@ -205,10 +206,6 @@ async fn serve(
             }
         });
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The listener of a sign-in in its late grace on `port`, if any: its grace ends.

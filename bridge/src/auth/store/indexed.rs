@@ -59,10 +59,7 @@ impl<E: Entries> Indexed<E> {
     /// Reads, changes and writes the index under the lock; a failure is only a warning.
     fn update(&self, change: impl FnOnce(&mut Index) -> bool) {
         let result = (|| {
-            let _turn = self
-                .turn
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let _turn = crate::sync::lock(&self.turn);
             let _lock = self.entries.lock()?;
             let mut index = self.index()?;
             if change(&mut index) {
@@ -130,10 +127,7 @@ impl<E: Entries> TokenStore for Indexed<E> {
     }
 
     fn clear(&self) -> Result<usize, StoreError> {
-        let _turn = self
-            .turn
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let _turn = crate::sync::lock(&self.turn);
         let _lock = self.entries.lock()?;
         let mut deleted = 0;
         for key in self.index()?.entries() {

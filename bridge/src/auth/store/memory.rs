@@ -12,10 +12,7 @@ pub struct MemoryStore {
 
 impl MemoryStore {
     fn records(&self) -> std::sync::MutexGuard<'_, HashMap<String, Record>> {
-        // One insert or remove per lock: a panic elsewhere cannot leave it half-changed.
-        self.records
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        crate::sync::lock(&self.records)
     }
 }
 

@@ -69,9 +69,7 @@ struct Entry {
 
 impl Listener {
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        crate::sync::lock(&self.state)
     }
 
     /// R2: what the initialize result declares (set when the connection becomes ready).

@@ -17,7 +17,7 @@ pub mod params;
 mod post;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use serde_json::Value;
@@ -32,6 +32,7 @@ use self::params::{ParamHeader, call_headers, param_headers};
 use super::events::Events;
 use super::{Ended, Transport, TransportEvent};
 use crate::log::{self, Level};
+use crate::sync::lock;
 use crate::wire::writer::Room;
 
 /// A connection to an upstream server at a URL.
@@ -42,11 +43,6 @@ pub struct HttpTransport {
     /// The `x-mcp-header` parameters of each listed tool that has any.
     param_headers: Mutex<HashMap<String, Vec<ParamHeader>>>,
     end_tx: watch::Sender<Option<Ended>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Each change of the map is one call, so a panic elsewhere cannot leave it half-changed.
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl HttpTransport {
