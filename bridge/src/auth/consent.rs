@@ -11,8 +11,9 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::sync::lock;
 use tokio::time::Instant;
+
+use crate::sync::lock;
 
 /// How long a question that did not lead to a sign-in keeps the bridge from asking again.
 pub const COOLDOWN: Duration = Duration::from_secs(60);

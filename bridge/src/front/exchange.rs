@@ -95,7 +95,9 @@ pub(crate) async fn exchange_body(
     let mut armed = timeout <= super::keep::TICK;
     let tick = shared.keeper.tick();
     tokio::pin!(tick);
-    tick.as_mut().enable();
+    if !armed {
+        tick.as_mut().enable();
+    }
     let outcome = loop {
         tokio::select! {
             biased;
