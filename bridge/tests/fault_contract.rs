@@ -14,19 +14,17 @@ mod support;
 use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
+use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_bridge_vscode::front::{Hooks, Options, serve};
-use mcp_bridge_vscode::log::LineLayer;
 use mcp_bridge_vscode::translate::initialize::ServerInfoFallback;
 use mcp_bridge_vscode::upstream::connect::Target;
 use mcp_bridge_vscode::watchdog;
 use serde_json::{Value, json};
 use support::{Bridge, EXIT_BOUND, call, request, vscode_initialize};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tracing_subscriber::layer::SubscriberExt;
 
 const DISCOVER: &str = r#"echo '{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","capabilities":{"tools":{"listChanged":true}}}}'"#;
 
@@ -213,14 +211,7 @@ fn the_internal_error_line_kills_the_upstream_group_and_exits_1() {
 
 #[tokio::test]
 async fn a_request_timeout_gives_the_line_the_error_and_a_cancellation_upstream() {
-    let lines_seen = Arc::new(Mutex::new(String::new()));
-    let sink = Arc::clone(&lines_seen);
-    let subscriber = tracing_subscriber::registry().with(LineLayer::with_sink(move |line| {
-        sink.lock()
-            .expect("lines")
-            .push_str(&String::from_utf8_lossy(line));
-    }));
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let lines_seen = support::log_lines::capture();
     let dir = tempfile::tempdir().expect("temp dir");
     let seen = dir.path().join("upstream-input");
     let script = format!("read l; {DISCOVER}; cat > '{}'", seen.display());
@@ -262,7 +253,7 @@ async fn a_request_timeout_gives_the_line_the_error_and_a_cancellation_upstream(
         json!({"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"The upstream server did not answer in time. See the Output channel of the server.","data":{"cause":"timeout","detail":"tools/list: no response in 120 s"}}})
     );
     assert_eq!(waited.as_secs(), 120);
-    let text = lines_seen.lock().expect("lines").clone();
+    let text = lines_seen.text();
     let waiting: Vec<&str> = text
         .lines()
         .filter(|l| l.contains("still waiting for the upstream server"))

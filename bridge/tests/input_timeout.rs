@@ -48,8 +48,14 @@ async fn next<R: tokio::io::AsyncBufRead + Unpin>(
     serde_json::from_str(&line).expect("JSON")
 }
 
+/// Also issue 15: the first round of a `tools/call` through a command has no task while it
+/// waits (the router takes its response). Here that response starts an input round, and the
+/// request task goes on from it: from then on only the times of the round count. The
+/// connection's ticks must not give the finished first round a timer: no "still waiting for
+/// the upstream server" line in the hour of the round, whose own lines come at 10 s, 40 s, ….
 #[tokio::test]
 async fn r8_no_answer_in_one_hour_fails_the_call_and_cancels_the_request() {
+    let seen = support::log_lines::capture();
     let (mut to_bridge, bridge_in) = tokio::io::duplex(1 << 16);
     let (bridge_out, from_bridge) = tokio::io::duplex(1 << 16);
     let bridge = tokio::spawn(serve(options(), bridge_in, bridge_out, Hooks::default()));
@@ -81,6 +87,23 @@ async fn r8_no_answer_in_one_hour_fails_the_call_and_cancels_the_request() {
     );
     assert_eq!(started.elapsed().as_secs(), 3600);
     tokio::time::resume();
+    let text = seen.text();
+    assert!(
+        !text.contains("still waiting for the upstream server"),
+        "{text}"
+    );
+    let round: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("still waiting for the answers of the client"))
+        .take(2)
+        .collect();
+    assert_eq!(
+        round,
+        [10, 40].map(|s| format!(
+            "mcp-bridge-vscode: bridge: info: still waiting for the answers of the client to the input requests of tools/call (request 2, {s} s)"
+        )),
+        "{text}"
+    );
     drop(to_bridge);
     let outcome = tokio::time::timeout(FRAME, bridge)
         .await

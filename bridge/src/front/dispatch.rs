@@ -10,7 +10,7 @@ use tracing::Instrument;
 
 use super::inflight::{REASON_CLIENT_CANCELED, Refused, Slot};
 use super::state::{Shared, State};
-use super::{initialize, listener, request};
+use super::{initialize, inline, listener, request};
 use crate::input::answers::ClientAnswer;
 use crate::listen::filter::SUBSCRIPTION_ID_KEY;
 use crate::listen::replay::subscription_uri;
@@ -147,7 +147,8 @@ fn on_request(shared: &Arc<Shared>, id: Value, method: String, params: Option<Va
     forward(shared, id, &method, kind, params, upstream);
 }
 
-/// O8, O9: a request task for a forwarded request in the ready state.
+/// O8, O9: a forwarded request in the ready state: finished by the router where it can be
+/// ([`inline`]), else by a request task.
 fn forward(
     shared: &Arc<Shared>,
     id: Value,
@@ -159,6 +160,9 @@ fn forward(
     let Some(slot) = admit(shared, &id, method) else {
         return;
     };
+    if inline::applies(kind, &upstream) {
+        return inline::start(shared, slot, kind, params, &upstream);
+    }
     // The debug lines of the task carry the id of its request.
     let span = log::request_span(&slot.id);
     // Boxed: the task then holds a pointer, and the large state of the request is not moved

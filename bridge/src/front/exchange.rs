@@ -88,8 +88,7 @@ pub(crate) async fn exchange_body(
         Err(e) => return Exchange::Done(Err(e)),
     };
     let uid = call.id();
-    let mut deadline = started + timeout;
-    let mut note_at = started + FIRST_NOTE;
+    let mut times = Times::new(started, timeout);
     // The exchange's own timer waits for the connection's next tick, unless its limit comes
     // first (issue 15, see `super::keep`).
     let mut armed = timeout <= super::keep::TICK;
@@ -116,41 +115,97 @@ pub(crate) async fn exchange_body(
             _ = next_change(&mut began) => {
                 // The time of the sign-in comes on top, once.
                 began = None;
-                deadline += extra;
+                times.deadline += extra;
             }
             () = &mut tick, if !armed => armed = true,
-            // One timer for both the limit and the next note: each timer costs a
-            // registration in the timer wheel (issue 15).
-            () = tokio::time::sleep_until(deadline.min(note_at)), if armed => {
-                if Instant::now() >= deadline {
+            () = tokio::time::sleep_until(times.next()), if armed => {
+                if times.at_limit(method, slot) {
                     call.cancel(REASON_TIMEOUT);
                     break Exchange::TimedOut;
                 }
-                log::bridge(Level::Info, &format!(
-                    "still waiting for the upstream server: {method} (request {}, {} s)",
-                    slot.id, started.elapsed().as_secs()));
-                note_at += NOTE_EVERY;
             }
         }
     };
     if log::enabled(Level::Debug) {
         let what = match &outcome {
             Exchange::Cancelled => "canceled".to_owned(),
-            Exchange::TimedOut => "no response in time".to_owned(),
-            Exchange::Done(Ok(_)) => "response".to_owned(),
-            Exchange::Done(Err(UpstreamError::Rpc(e))) => {
-                format!("error {}", e.get("code").unwrap_or(&Value::Null))
-            }
-            Exchange::Done(Err(e)) => format!("failed ({e})"),
+            Exchange::TimedOut => TIMED_OUT.to_owned(),
+            Exchange::Done(result) => result_text(result),
         };
-        log::bridge(
-            Level::Debug,
-            &format!(
-                "upstream request {uid} ({method}, round {round} of client request {}): {what} after {} ms",
-                slot.id,
-                started.elapsed().as_millis()
-            ),
-        );
+        log_outcome(method, slot, uid, round, started, &what);
     }
     outcome
+}
+
+/// The times of one upstream exchange: its limit and its "still waiting" lines. One timer
+/// serves both: each timer costs a registration in the timer wheel (issue 15).
+pub(crate) struct Times {
+    started: Instant,
+    pub deadline: Instant,
+    note_at: Instant,
+}
+
+impl Times {
+    pub(crate) fn new(started: Instant, timeout: Duration) -> Times {
+        Times {
+            started,
+            deadline: started + timeout,
+            note_at: started + FIRST_NOTE,
+        }
+    }
+
+    /// When the timer is due next.
+    pub(crate) fn next(&self) -> Instant {
+        self.deadline.min(self.note_at)
+    }
+
+    /// At [`Times::next`]: true at the limit, else the "still waiting" line of the upstream
+    /// request `method` of the client request of `slot`.
+    pub(crate) fn at_limit(&mut self, method: &str, slot: &Slot) -> bool {
+        if Instant::now() >= self.deadline {
+            return true;
+        }
+        log::bridge(
+            Level::Info,
+            &format!(
+                "still waiting for the upstream server: {method} (request {}, {} s)",
+                slot.id,
+                self.started.elapsed().as_secs()
+            ),
+        );
+        self.note_at += NOTE_EVERY;
+        false
+    }
+}
+
+/// The outcome of an exchange that timed out, for [`log_outcome`].
+pub(crate) const TIMED_OUT: &str = "no response in time";
+
+/// The outcome of an exchange that got its response, for [`log_outcome`].
+pub(crate) fn result_text<T>(result: &Result<T, UpstreamError>) -> String {
+    match result {
+        Ok(_) => "response".to_owned(),
+        Err(UpstreamError::Rpc(e)) => format!("error {}", e.get("code").unwrap_or(&Value::Null)),
+        Err(e) => format!("failed ({e})"),
+    }
+}
+
+/// The debug line of the end of the upstream request `uid` (`method`); the caller checks
+/// that the level is on.
+pub(crate) fn log_outcome(
+    method: &str,
+    slot: &Slot,
+    uid: i64,
+    round: u32,
+    started: Instant,
+    what: &str,
+) {
+    log::bridge(
+        Level::Debug,
+        &format!(
+            "upstream request {uid} ({method}, round {round} of client request {}): {what} after {} ms",
+            slot.id,
+            started.elapsed().as_millis()
+        ),
+    );
 }

@@ -1,12 +1,18 @@
-//! DESIGN principle 5: one task and one cancel token per request of VS Code, with a limit of
-//! requests in flight. The table is also the gate of the responses: a request that was
+//! DESIGN principle 5: one cancel token per request of VS Code (and one task, or an inline
+//! exchange that the router finishes: [`super::inline`]), with a limit of requests in flight. The table is also the gate of the responses: a request that was
 //! canceled never gets a response, and each request gets at most one.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
+use std::time::Duration;
 
 use serde_json::Value;
+use tokio::sync::Notify;
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
+
+use crate::upstream::client::UpstreamClient;
 
 /// The requests in flight of one connection (zig-sdk's default is unknown; 64 leaves room
 /// for VS Code, which rarely has more than a few).
@@ -31,6 +37,30 @@ pub struct SlotData {
     pub method: String,
     pub token: CancellationToken,
     reason: OnceLock<&'static str>,
+    /// Set when the router finishes the request's upstream exchange ([`super::inline`]).
+    pub inline: OnceLock<InlineExchange>,
+}
+
+/// The upstream exchange of a request that has no task while it waits ([`super::inline`]):
+/// what its cancellation and its timer need.
+pub struct InlineExchange {
+    pub client: Weak<UpstreamClient>,
+    /// The upstream id of the request.
+    pub uid: i64,
+    pub started: Instant,
+    pub timeout: Duration,
+    /// A task keeps the exchange's times, from the connection's first tick after its start.
+    pub watched: AtomicBool,
+    /// Tells that task that the exchange ended.
+    pub ended: Notify,
+}
+
+impl std::fmt::Debug for InlineExchange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InlineExchange")
+            .field("uid", &self.uid)
+            .finish_non_exhaustive()
+    }
 }
 
 impl std::ops::Deref for Slot {
@@ -45,6 +75,21 @@ impl Slot {
     /// The reason of the cancellation (for `notifications/cancelled` upstream).
     pub fn reason(&self) -> &'static str {
         self.reason.get().copied().unwrap_or(REASON_CLIENT_CANCELED)
+    }
+
+    /// Cancels the request's task, or gives its inline exchange up upstream (its
+    /// `notifications/cancelled` is queued at once, as a task would queue it).
+    fn cancel(&self, reason: &'static str) {
+        let _ = self.reason.set(reason);
+        self.token.cancel();
+        if let Some(inline) = self.inline.get()
+            && let Some(client) = inline.client.upgrade()
+            && client.give_up(inline.uid, reason)
+            && crate::log::enabled(crate::log::Level::Debug)
+        {
+            let started = inline.started;
+            super::exchange::log_outcome(&self.method, self, inline.uid, 1, started, "canceled");
+        }
     }
 }
 
@@ -101,6 +146,7 @@ impl Inflight {
             method: method.to_owned(),
             token: CancellationToken::new(),
             reason: OnceLock::new(),
+            inline: OnceLock::new(),
         }));
         slots.insert(key, slot.clone());
         Ok(slot)
@@ -119,19 +165,33 @@ impl Inflight {
 
     /// Cancels one request: it gets no response. False when no such request is in flight.
     pub fn cancel(&self, id: &Value, reason: &'static str) -> bool {
-        let Some(slot) = self.lock().remove(&key_of(id)) else {
+        let slot = self.lock().remove(&key_of(id));
+        let Some(slot) = slot else {
             return false;
         };
-        let _ = slot.reason.set(reason);
-        slot.token.cancel();
+        slot.cancel(reason);
         true
     }
 
     /// Cancels every request (end of stdin): none gets a response.
     pub fn cancel_all(&self, reason: &'static str) {
         for slot in self.take_all(reason) {
-            slot.token.cancel();
+            slot.cancel(reason);
         }
+    }
+
+    /// The requests with an inline exchange that no task times yet; each is marked as
+    /// timed, so that it is returned once.
+    pub fn unwatched_inline(&self) -> Vec<Slot> {
+        self.lock()
+            .values()
+            .filter(|slot| {
+                slot.inline
+                    .get()
+                    .is_some_and(|x| !x.watched.swap(true, Ordering::AcqRel))
+            })
+            .cloned()
+            .collect()
     }
 
     /// Removes every request with its reason and returns them, so that the caller answers

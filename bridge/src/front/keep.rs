@@ -14,8 +14,8 @@
 //! idle bridge sleeps, and frees the spare buffers of large lines ([`crate::wire::pool`]);
 //! while it runs, it frees them when they were not used for a tick.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use tokio::sync::Notify;
@@ -35,6 +35,9 @@ pub(crate) struct Keeper {
     running: AtomicBool,
     /// Woken at every tick.
     tick: Notify,
+    /// Called at every tick: the exchanges without a task of their own get one that keeps
+    /// their times (`super::inline`).
+    on_tick: OnceLock<Box<dyn Fn() + Send + Sync>>,
 }
 
 impl Keeper {
@@ -44,7 +47,13 @@ impl Keeper {
             last: AtomicU64::new(0),
             running: AtomicBool::new(false),
             tick: Notify::new(),
+            on_tick: OnceLock::new(),
         })
+    }
+
+    /// Sets what runs at every tick besides the waiters of [`Keeper::tick`] (once).
+    pub(crate) fn on_tick(&self, hook: Box<dyn Fn() + Send + Sync>) {
+        let _ = self.on_tick.set(hook);
     }
 
     fn now_ms(&self) -> u64 {
@@ -71,6 +80,9 @@ async fn run(keeper: Arc<Keeper>) {
     loop {
         tokio::time::sleep(TICK).await;
         keeper.tick.notify_waiters();
+        if let Some(hook) = keeper.on_tick.get() {
+            hook();
+        }
         crate::wire::pool::age();
         let checked = keeper.now_ms();
         if checked.saturating_sub(keeper.last.load(Ordering::Relaxed)) < idle {

@@ -1,14 +1,16 @@
 //! The 2025-11-25 face for VS Code: the connection states, the dispatch of each line, and the
 //! two ways to stop (the end of stdin, and the exit of the upstream server).
 //!
-//! The dispatch reads stdin and never waits for a request: each request runs on its own
-//! task with its own cancel token (DESIGN principle 5), so that cancellations, answers to
-//! the bridge's requests and the end of input are always read.
+//! The dispatch reads stdin and never waits for a request: each request has its own cancel
+//! token, and runs on its own task or, while a forwarded request over a command waits for its
+//! first response, on none ([`inline`]: the router finishes it) (DESIGN principle 5), so that
+//! cancellations, answers to the bridge's requests and the end of input are always read.
 //!
 //! Modules: [`state`] what the tasks share, [`dispatch`] each line and event, [`order`] the
 //! one writer's ordering guarantees, [`initialize`] and [`request`] the request tasks, with
-//! [`exchange`] one upstream exchange and [`rounds`] the input rounds (M2), [`listener`] the
-//! listen stream (M3), [`stop`] the two stop sequences.
+//! [`exchange`] one upstream exchange and [`rounds`] the input rounds (M2), [`inline`] the
+//! requests without a task, [`listener`] the listen stream (M3), [`stop`] the two stop
+//! sequences.
 
 pub mod client_requests;
 mod consent;
@@ -16,6 +18,7 @@ mod dispatch;
 pub mod exchange;
 pub mod inflight;
 pub mod initialize;
+mod inline;
 mod keep;
 pub(crate) mod listener;
 mod order;
@@ -98,6 +101,14 @@ where
         keeper: keep::Keeper::new(),
         initialized: std::sync::atomic::AtomicBool::new(false),
     });
+    // The connection's tick gives the inline exchanges their timers; it holds the connection
+    // weakly, as the connection holds the timer.
+    let weak = Arc::downgrade(&shared);
+    shared.keeper.on_tick(Box::new(move || {
+        if let Some(shared) = weak.upgrade() {
+            inline::on_tick(&shared);
+        }
+    }));
     if let Target::Url(http) = &shared.opts.upstream
         && let Some(session) = &http.sign_in
     {

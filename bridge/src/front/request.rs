@@ -58,13 +58,50 @@ pub(crate) async fn run_forward(
     params: Option<LazyObject>,
     upstream: Arc<UpstreamClient>,
 ) {
-    let fwd = forward_object(params.unwrap_or_default());
-    let opts = RequestOptions {
-        log_level: shared.log_level(),
-        progress: fwd.progress_token.is_some(),
-        meta: fwd.meta,
-        stream: false,
-    };
+    let out = Outbound::new(&shared, params);
+    forward_rounds(shared, slot, kind, out, upstream, None).await;
+}
+
+/// What goes upstream in each round of a forwarded request: VS Code's params (kept for the
+/// retries of R8), its progress token, and the options of the upstream request.
+pub(crate) struct Outbound {
+    pub params: LazyObject,
+    pub progress_token: Option<Value>,
+    pub opts: RequestOptions,
+}
+
+impl Outbound {
+    /// R3, C3: the parts of VS Code's params.
+    pub(crate) fn new(shared: &Shared, params: Option<LazyObject>) -> Outbound {
+        let fwd = forward_object(params.unwrap_or_default());
+        Outbound {
+            opts: RequestOptions {
+                log_level: shared.log_level(),
+                progress: fwd.progress_token.is_some(),
+                meta: fwd.meta,
+                stream: false,
+            },
+            params: fwd.params,
+            progress_token: fwd.progress_token,
+        }
+    }
+}
+
+/// The round loop of [`run_forward`]; `first` is the outcome of the first round when the
+/// router had it already ([`super::inline`]).
+pub(crate) async fn forward_rounds(
+    shared: Arc<Shared>,
+    slot: Slot,
+    kind: ForwardKind,
+    out: Outbound,
+    upstream: Arc<UpstreamClient>,
+    mut first: Option<Exchange<Body>>,
+) {
+    let Outbound {
+        params,
+        progress_token,
+        opts,
+    } = out;
     let method = slot.method.clone();
     let mut rounds = Rounds::new(upstream.capabilities());
     // The params of a retry (R8); the first round sends VS Code's params (a copy of the
@@ -75,20 +112,25 @@ pub(crate) async fn run_forward(
     let mut round = 0u32;
     let response = loop {
         let timeout = kind.timeout_for_round(round);
-        let request = Upstream {
-            client: &upstream,
-            method: &method,
-            params: retry
-                .take()
-                .map_or(Cow::Borrowed(&fwd.params), |p| Cow::Owned(p.into())),
-            opts: &opts,
-            progress_token: fwd.progress_token.as_ref(),
-            timeout,
-            round: round + 1,
-            // M4: a sign-in of the request adds its own time limit.
-            extension: upstream.transport().sign_in_wait(),
+        let outcome = match first.take() {
+            Some(outcome) => outcome,
+            None => {
+                let request = Upstream {
+                    client: &upstream,
+                    method: &method,
+                    params: retry
+                        .take()
+                        .map_or(Cow::Borrowed(&params), |p| Cow::Owned(p.into())),
+                    opts: &opts,
+                    progress_token: progress_token.as_ref(),
+                    timeout,
+                    round: round + 1,
+                    // M4: a sign-in of the request adds its own time limit.
+                    extension: upstream.transport().sign_in_wait(),
+                };
+                exchange_body(&shared, &slot, request).await
+            }
         };
-        let outcome = exchange_body(&shared, &slot, request).await;
         let body = match outcome {
             Exchange::Cancelled => break None,
             Exchange::TimedOut => break Some(Err(timed_out(&slot, timeout))),
@@ -127,7 +169,7 @@ pub(crate) async fn run_forward(
             }
             break Some(response.map(Body::Value));
         }
-        let original = fwd.params.to_map();
+        let original = params.to_map();
         // Boxed: the rounds are rare, and their state inline would make the future of
         // every request larger, and every request moves it into its task (issue 15).
         match Box::pin(rounds.round(&shared, &slot, &original, &raw)).await {
@@ -145,7 +187,7 @@ pub(crate) async fn run_forward(
 
 /// A complete result shaped without a full parse; anything else (input rounds, a kind that is
 /// not known, a rule that walks the whole result) comes back for the full path.
-fn pass_through(method: &str, object: LazyObject) -> Result<LazyObject, LazyObject> {
+pub(crate) fn pass_through(method: &str, object: LazyObject) -> Result<LazyObject, LazyObject> {
     if kind_of(object.get_value("resultType").as_deref()) != ResultKind::Complete {
         return Err(object);
     }
@@ -153,7 +195,7 @@ fn pass_through(method: &str, object: LazyObject) -> Result<LazyObject, LazyObje
 }
 
 /// No upstream response in the time limit of the round.
-fn timed_out(slot: &Slot, timeout: Duration) -> Value {
+pub(crate) fn timed_out(slot: &Slot, timeout: Duration) -> Value {
     let limit = format_limit(timeout);
     let method = &slot.method;
     log::bridge(

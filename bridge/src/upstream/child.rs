@@ -95,8 +95,8 @@ impl Transport for ChildTransport {
         self.link.send(frame)
     }
 
-    fn send_request_frame(&self, frame: &super::envelope::RequestFrame) -> bool {
-        self.link.send_frame(frame.line())
+    fn line_link(&self) -> Option<&LineLink> {
+        Some(&self.link)
     }
 
     fn cancel(&self, _id: i64, frame: &Value) {

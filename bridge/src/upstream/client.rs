@@ -16,6 +16,7 @@ use crate::sync::lock;
 use crate::translate::level::LogLevel;
 use crate::wire::fast::{Fast, parse_fast};
 use crate::wire::lazy::{Body, LazyObject};
+use crate::wire::out::Frame;
 use crate::wire::parse::{self, Message, Parsed};
 use crate::wire::reader::RawLine;
 
@@ -38,10 +39,57 @@ pub enum ClientEvent {
 pub type NotificationSink = Arc<dyn Fn(String, Option<Value>) + Send + Sync>;
 
 struct Pending {
-    progress: Option<mpsc::Sender<Value>>,
-    done: oneshot::Sender<Result<Body, UpstreamError>>,
+    waiter: Waiter,
     /// A listen stream: a `notifications/cancelled` of the upstream server for it ends it.
     stream: bool,
+}
+
+/// Who takes the progress and the response of a request in flight.
+enum Waiter {
+    /// A request task, through its [`Call`].
+    Task {
+        progress: Option<mpsc::Sender<Value>>,
+        done: oneshot::Sender<Result<Body, UpstreamError>>,
+    },
+    /// The router itself ([`Completion`]).
+    Inline(Box<dyn Completion>),
+}
+
+/// A request that the router finishes itself, on the transport's task, so that its response
+/// wakes no task (issue 15). It runs before the router reads the next line: it must not
+/// block.
+pub trait Completion: Send {
+    /// The params of a `notifications/progress` of the request. Called while the client's
+    /// table of requests is locked: it must not call into the client.
+    fn progress(&self, params: Value);
+    /// The response of request `id`, or why there is none (the upstream closed). Never
+    /// called for a request that was given up ([`UpstreamClient::give_up`]).
+    fn done(self: Box<Self>, id: i64, result: Result<Body, UpstreamError>);
+}
+
+impl Pending {
+    /// Hands the response to the waiter. Called without the client's lock: a completion may
+    /// send a request of its own.
+    fn finish(self, id: i64, result: Result<Body, UpstreamError>) {
+        match self.waiter {
+            Waiter::Task { done, .. } => {
+                let _ = done.send(result);
+            }
+            Waiter::Inline(completion) => completion.done(id, result),
+        }
+    }
+
+    fn progress(&self, params: Value) {
+        match &self.waiter {
+            Waiter::Task {
+                progress: Some(tx), ..
+            } => {
+                let _ = tx.try_send(params);
+            }
+            Waiter::Task { progress: None, .. } => {}
+            Waiter::Inline(completion) => completion.progress(params),
+        }
+    }
 }
 
 /// Options of one upstream request.
@@ -158,7 +206,7 @@ impl UpstreamClient {
         params: &LazyObject,
         opts: &RequestOptions,
     ) -> Result<Call, UpstreamError> {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let id = self.reserve_id();
         let (done_tx, done_rx) = oneshot::channel();
         let (progress_tx, progress_rx) = if opts.progress {
             let (tx, rx) = mpsc::channel(PROGRESS_QUEUE);
@@ -166,13 +214,7 @@ impl UpstreamClient {
         } else {
             (None, None)
         };
-        let meta = self.envelope.meta_bytes_with(
-            &self.fixed_meta,
-            opts.log_level,
-            opts.progress.then_some(id),
-            &opts.meta,
-        );
-        let frame = envelope::RequestFrame::new(id, method, params, meta);
+        let frame = envelope::RequestFrame::new(id, method, params, self.meta(id, opts));
         {
             let mut pending = lock(&self.pending);
             if self.is_closed() {
@@ -181,8 +223,10 @@ impl UpstreamClient {
             pending.insert(
                 id,
                 Pending {
-                    progress: progress_tx,
-                    done: done_tx,
+                    waiter: Waiter::Task {
+                        progress: progress_tx,
+                        done: done_tx,
+                    },
                     stream: opts.stream,
                 },
             );
@@ -200,23 +244,90 @@ impl UpstreamClient {
         })
     }
 
-    /// Sends `notifications/cancelled` for a request that is still pending.
-    fn cancel(&self, id: i64, reason: &str) {
-        if lock(&self.pending).remove(&id).is_some() && !self.is_closed() {
+    /// The JSON text of the `_meta` of request `id`.
+    fn meta(&self, id: i64, opts: &RequestOptions) -> Vec<u8> {
+        self.envelope.meta_bytes_with(
+            &self.fixed_meta,
+            opts.log_level,
+            opts.progress.then_some(id),
+            &opts.meta,
+        )
+    }
+
+    /// The id of the next request, for a caller that hands it out before the request goes
+    /// out ([`UpstreamClient::send_inline`]).
+    pub fn reserve_id(&self) -> i64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The frame of request `id` as one line, for [`UpstreamClient::send_inline`].
+    pub fn request_line(
+        &self,
+        id: i64,
+        method: &str,
+        params: &LazyObject,
+        opts: &RequestOptions,
+    ) -> Frame {
+        envelope::RequestFrame::new(id, method, params, self.meta(id, opts)).line()
+    }
+
+    /// Sends request `id` (its `line` from [`UpstreamClient::request_line`]) over a transport
+    /// of lines; its progress and its response go to `completion` on the router. The entry is
+    /// made before the line goes out, so that no response can come before it. When the
+    /// upstream is closed, `completion` gets [`UpstreamError::Closed`] at once.
+    pub fn send_inline(&self, id: i64, line: Frame, completion: Box<dyn Completion>) {
+        {
+            let mut pending = lock(&self.pending);
+            if self.is_closed() {
+                drop(pending);
+                return completion.done(id, Err(UpstreamError::Closed));
+            }
+            let waiter = Waiter::Inline(completion);
+            pending.insert(
+                id,
+                Pending {
+                    waiter,
+                    stream: false,
+                },
+            );
+        }
+        let sent = self
+            .transport
+            .line_link()
+            .is_some_and(|link| link.send_frame(line));
+        if !sent {
+            let pending = lock(&self.pending).remove(&id);
+            if let Some(p) = pending {
+                p.finish(id, Err(UpstreamError::Closed));
+            }
+        }
+    }
+
+    /// Gives up request `id` while it is pending: its waiter is dropped without a response,
+    /// and `notifications/cancelled` with `reason` goes upstream. False when it was not
+    /// pending any more.
+    pub fn give_up(&self, id: i64, reason: &str) -> bool {
+        let pending = lock(&self.pending).remove(&id);
+        let Some(pending) = pending else {
+            return false;
+        };
+        drop(pending);
+        if !self.is_closed() {
             self.transport
                 .cancel(id, &envelope::cancel_frame(id, reason));
         }
+        true
     }
 
     /// Fails every request in flight: the upstream server sends nothing more.
     fn close_all(&self) {
-        let drained: Vec<Pending> = {
+        let drained: Vec<(i64, Pending)> = {
             let mut pending = lock(&self.pending);
             self.closed.store(true, Ordering::SeqCst);
-            pending.drain().map(|(_, p)| p).collect()
+            pending.drain().collect()
         };
-        for p in drained {
-            let _ = p.done.send(Err(UpstreamError::Closed));
+        for (id, p) in drained {
+            p.finish(id, Err(UpstreamError::Closed));
         }
     }
 
@@ -224,9 +335,10 @@ impl UpstreamClient {
         let Some(id) = id.as_i64() else {
             return false;
         };
-        match lock(&self.pending).remove(&id) {
+        let pending = lock(&self.pending).remove(&id);
+        match pending {
             Some(p) => {
-                let _ = p.done.send(body);
+                p.finish(id, body);
                 true
             }
             None => false,
@@ -243,11 +355,15 @@ impl UpstreamClient {
         else {
             return;
         };
-        let mut pending = lock(&self.pending);
-        if pending.get(&id).is_some_and(|p| p.stream)
-            && let Some(p) = pending.remove(&id)
-        {
-            let _ = p.done.send(Err(UpstreamError::Ended));
+        let ended = {
+            let mut pending = lock(&self.pending);
+            match pending.get(&id) {
+                Some(p) if p.stream => pending.remove(&id),
+                _ => None,
+            }
+        };
+        if let Some(p) = ended {
+            p.finish(id, Err(UpstreamError::Ended));
         }
     }
 
@@ -262,9 +378,8 @@ impl UpstreamClient {
             );
             return;
         };
-        let pending = lock(&self.pending);
-        if let Some(tx) = pending.get(&token).and_then(|p| p.progress.as_ref()) {
-            let _ = tx.try_send(params);
+        if let Some(p) = lock(&self.pending).get(&token) {
+            p.progress(params);
         }
     }
 
@@ -416,7 +531,7 @@ impl Call {
     /// Gives the request up: `notifications/cancelled` with the reason goes upstream.
     pub fn cancel(mut self, reason: &str) {
         self.finished = true;
-        self.client.cancel(self.id, reason);
+        self.client.give_up(self.id, reason);
     }
 }
 
@@ -433,7 +548,7 @@ impl Drop for Call {
     fn drop(&mut self) {
         if !self.finished {
             self.client
-                .cancel(self.id, "the client closed the connection");
+                .give_up(self.id, "the client closed the connection");
         }
     }
 }

@@ -237,3 +237,127 @@ async fn a_bad_line_with_the_id_of_a_call_fails_that_call() {
         other => panic!("{other:?}"),
     }
 }
+
+/// What a test [`Completion`] saw: progress as `Ok`, the response as `Err` (its id and
+/// result), in order.
+type Seen = Arc<StdMutex<Vec<Result<Value, (i64, Result<Value, String>)>>>>;
+
+struct Recorded(Seen);
+
+impl Completion for Recorded {
+    fn progress(&self, params: Value) {
+        lock(&self.0).push(Ok(params));
+    }
+
+    fn done(self: Box<Self>, id: i64, result: Result<Body, UpstreamError>) {
+        let result = result.map(Body::into_value).map_err(|e| e.to_string());
+        lock(&self.0).push(Err((id, result)));
+    }
+}
+
+/// A client over a real transport of lines; the test plays the upstream server on the
+/// other ends of the pipes.
+fn over_lines() -> (
+    Arc<UpstreamClient>,
+    tokio::io::Lines<tokio::io::BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
+    tokio::io::WriteHalf<tokio::io::DuplexStream>,
+) {
+    use tokio::io::AsyncBufReadExt;
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    let (our_read, our_write) = tokio::io::split(ours);
+    let (their_read, their_write) = tokio::io::split(theirs);
+    let (tx, inbox) = events();
+    let transport = crate::upstream::lines::LineTransport::spawn(
+        our_read,
+        our_write,
+        1 << 20,
+        tx,
+        crate::wire::writer::Room::unlimited(),
+    );
+    let env = Envelope {
+        client_info: json!({"name":"c","version":"1"}),
+        capabilities: json!({}),
+    };
+    let (ftx, _frx) = mpsc::unbounded_channel();
+    let sink: NotificationSink = Arc::new(|_, _| {});
+    let client = UpstreamClient::start(transport, inbox, env, 1 << 20, ftx, sink);
+    let lines = tokio::io::BufReader::new(their_read).lines();
+    (client, lines, their_write)
+}
+
+/// Issue 15: a request finished by the router gets its progress and then its response, in
+/// the upstream's order; one that is given up gets neither, and the upstream its
+/// cancellation; at the close, one still in flight gets `Closed`.
+#[tokio::test]
+async fn o4_an_inline_request_gets_progress_then_its_response_and_none_once_given_up() {
+    use tokio::io::AsyncWriteExt;
+    let (client, mut upstream, mut reply) = over_lines();
+    let seen: Seen = Arc::default();
+    let opts = RequestOptions {
+        progress: true,
+        ..Default::default()
+    };
+    let params = LazyObject::from(
+        json!({"name":"echo"})
+            .as_object()
+            .cloned()
+            .unwrap_or_default(),
+    );
+    // Every wait of the test is bounded.
+    let bound = std::time::Duration::from_secs(10);
+    let mut next = async || -> Value {
+        let line = tokio::time::timeout(bound, upstream.next_line())
+            .await
+            .expect("a line in time");
+        serde_json::from_str(&line.ok().flatten().unwrap_or_default()).unwrap_or_default()
+    };
+    let answered = client.reserve_id();
+    let line = client.request_line(answered, "tools/call", &params, &opts);
+    client.send_inline(answered, line, Box::new(Recorded(Arc::clone(&seen))));
+    let given_up = client.reserve_id();
+    let line = client.request_line(given_up, "tools/call", &params, &opts);
+    client.send_inline(given_up, line, Box::new(Recorded(Arc::clone(&seen))));
+    let open = client.reserve_id();
+    let line = client.request_line(open, "tools/list", &LazyObject::new(), &opts);
+    client.send_inline(open, line, Box::new(Recorded(Arc::clone(&seen))));
+    let first = next().await;
+    assert_eq!(first["id"], answered);
+    assert_eq!(first["params"]["name"], "echo");
+    assert_eq!(first["params"]["_meta"]["progressToken"], answered);
+    assert_eq!(next().await["id"], given_up);
+    assert_eq!(next().await["id"], open);
+    assert!(client.give_up(given_up, "the client canceled the request"));
+    assert!(!client.give_up(given_up, "twice"), "given up once");
+    assert_eq!(
+        next().await,
+        envelope::cancel_frame(given_up, "the client canceled the request")
+    );
+    let upstream_lines = [
+        json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":answered,"progress":1}}),
+        json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":given_up,"progress":1}}),
+        json!({"jsonrpc":"2.0","id":given_up,"result":{}}),
+        json!({"jsonrpc":"2.0","id":answered,"result":{"content":[]}}),
+    ];
+    for v in upstream_lines {
+        reply
+            .write_all(format!("{v}\n").as_bytes())
+            .await
+            .expect("write");
+    }
+    // The end of the upstream: the request still in flight gets `Closed`.
+    reply.shutdown().await.expect("shutdown");
+    let mut end = client.transport().end_watch();
+    // The router has seen the end of the lines before the transport reports its end.
+    let ended = tokio::time::timeout(bound, end.wait_for(Option::is_some)).await;
+    assert!(ended.expect("the end in time").is_ok());
+    let seen = lock(&seen).clone();
+    assert_eq!(
+        seen,
+        [
+            Ok(json!({"progressToken":answered,"progress":1})),
+            Err((answered, Ok(json!({"content":[]})))),
+            Err((open, Err(UpstreamError::Closed.to_string()))),
+        ]
+    );
+    assert!(client.is_closed());
+}

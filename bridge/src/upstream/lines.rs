@@ -11,7 +11,6 @@ use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{Notify, mpsc, watch};
 
-use super::envelope::RequestFrame;
 use super::events::Events;
 use super::{Ended, Transport, TransportEvent};
 use crate::wire::lane::Lane;
@@ -175,8 +174,8 @@ impl Transport for LineTransport {
         self.link.send(frame)
     }
 
-    fn send_request_frame(&self, frame: &RequestFrame) -> bool {
-        self.link.send_frame(frame.line())
+    fn line_link(&self) -> Option<&LineLink> {
+        Some(&self.link)
     }
 
     fn cancel(&self, _id: i64, frame: &Value) {

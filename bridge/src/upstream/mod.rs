@@ -98,7 +98,16 @@ pub trait Transport: Send + Sync + 'static {
     /// The same with the frame as the bridge builds it (issue 15): a transport of lines
     /// writes its members as received; the others get the frame as a value.
     fn send_request_frame(&self, frame: &envelope::RequestFrame) -> bool {
-        self.send_request(frame.id, frame.method, &frame.to_value())
+        match self.line_link() {
+            Some(link) => link.send_frame(frame.line()),
+            None => self.send_request(frame.id, frame.method, &frame.to_value()),
+        }
+    }
+    /// The line link of a transport of lines (a command, a pair of pipes); `None` over HTTP.
+    /// A request finished on the router ([`client::Completion`]) needs one: its frame is
+    /// written as a line before its params move into the table of requests in flight.
+    fn line_link(&self) -> Option<&lines::LineLink> {
+        None
     }
     /// Gives up the request `id`. On stdio the frame `notifications/cancelled` goes out; over
     /// HTTP the response stream of the request closes, which is the cancellation there.

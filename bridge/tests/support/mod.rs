@@ -8,6 +8,7 @@
 pub mod faults;
 pub mod http_peers;
 pub mod https_fixture;
+pub mod log_lines;
 pub mod oauth;
 pub mod proxy;
 pub mod skip;
