@@ -1,6 +1,7 @@
 //! DESIGN principle 5: one cancel token per request of VS Code (and one task, or an inline
-//! exchange that the router finishes: [`super::inline`]), with a limit of requests in flight. The table is also the gate of the responses: a request that was
-//! canceled never gets a response, and each request gets at most one.
+//! exchange that the router finishes: [`super::inline`]), with a limit of requests in
+//! flight. The table is also the gate of the responses: a request that was canceled never
+//! gets a response, and each request gets at most one.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -55,6 +56,21 @@ pub struct InlineExchange {
     pub ended: Notify,
 }
 
+impl InlineExchange {
+    /// Gives the upstream request up while it is pending, with the debug line of its end
+    /// (`what`). False when its response came first or the client is gone.
+    pub fn give_up(&self, slot: &Slot, reason: &str, what: &str) -> bool {
+        let given_up = self
+            .client
+            .upgrade()
+            .is_some_and(|client| client.give_up(self.uid, reason));
+        if given_up && crate::log::enabled(crate::log::Level::Debug) {
+            super::exchange::log_outcome(&slot.method, slot, self.uid, 1, self.started, what);
+        }
+        given_up
+    }
+}
+
 impl std::fmt::Debug for InlineExchange {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("InlineExchange")
@@ -82,13 +98,8 @@ impl Slot {
     fn cancel(&self, reason: &'static str) {
         let _ = self.reason.set(reason);
         self.token.cancel();
-        if let Some(inline) = self.inline.get()
-            && let Some(client) = inline.client.upgrade()
-            && client.give_up(inline.uid, reason)
-            && crate::log::enabled(crate::log::Level::Debug)
-        {
-            let started = inline.started;
-            super::exchange::log_outcome(&self.method, self, inline.uid, 1, started, "canceled");
+        if let Some(inline) = self.inline.get() {
+            inline.give_up(self, reason, "canceled");
         }
     }
 }

@@ -65,24 +65,20 @@ pub(super) fn start(
     let line = upstream.request_line(uid, &slot.method, &out.params, &out.opts);
     let call = Box::new(InlineCall {
         shared: Arc::downgrade(shared),
-        upstream: Arc::downgrade(upstream),
         slot,
         kind,
         out,
-        started,
     });
     upstream.send_inline(uid, line, call);
 }
 
-/// The request while its first upstream round is in flight. It holds the connection and the
-/// client weakly: the client's table holds it.
+/// The request while its first upstream round is in flight (its upstream id, start and
+/// client are in `slot.inline`). It holds the connection weakly: the client's table holds it.
 struct InlineCall {
     shared: Weak<Shared>,
-    upstream: Weak<UpstreamClient>,
     slot: Slot,
     kind: ForwardKind,
     out: Outbound,
-    started: Instant,
 }
 
 impl Completion for InlineCall {
@@ -96,9 +92,11 @@ impl Completion for InlineCall {
         let Some(shared) = self.shared.upgrade() else {
             return;
         };
-        if log::enabled(Level::Debug) {
+        if log::enabled(Level::Debug)
+            && let Some(inline) = self.slot.inline.get()
+        {
             let what = result_text(&result);
-            log_outcome(&self.slot.method, &self.slot, uid, 1, self.started, &what);
+            log_outcome(&self.slot.method, &self.slot, uid, 1, inline.started, &what);
         }
         let response = match result {
             Ok(Body::Object(object)) => match pass_through(&self.slot.method, object) {
@@ -119,16 +117,13 @@ impl Completion for InlineCall {
 
 impl InlineCall {
     /// The request task goes on from the response of the first round.
-    fn resume(self: Box<Self>, shared: Arc<Shared>, body: Body) {
+    fn resume(self, shared: Arc<Shared>, body: Body) {
         self.ended();
         let InlineCall {
-            upstream,
-            slot,
-            kind,
-            out,
-            ..
-        } = *self;
-        let Some(upstream) = upstream.upgrade() else {
+            slot, kind, out, ..
+        } = self;
+        let upstream = slot.inline.get().and_then(|inline| inline.client.upgrade());
+        let Some(upstream) = upstream else {
             return shared.respond(&slot, Err(error_of(UpstreamError::Closed)));
         };
         let span = log::request_span(&slot.id);
@@ -182,21 +177,7 @@ async fn keep_times(shared: Arc<Shared>, slot: Slot) {
         }
     }
     // The limit: unless the response came first, the request is given up upstream.
-    let given_up = inline
-        .client
-        .upgrade()
-        .is_some_and(|client| client.give_up(inline.uid, REASON_TIMEOUT));
-    if given_up {
-        if log::enabled(Level::Debug) {
-            log_outcome(
-                &slot.method,
-                &slot,
-                inline.uid,
-                1,
-                inline.started,
-                TIMED_OUT,
-            );
-        }
+    if inline.give_up(&slot, REASON_TIMEOUT, TIMED_OUT) {
         shared.respond(&slot, Err(timed_out(&slot, inline.timeout)));
     }
 }
