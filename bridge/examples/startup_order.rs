@@ -49,8 +49,14 @@ impl Patterns {
         let (mut exact, mut members) = (Vec::new(), Vec::new());
         for name in names {
             if let Some(member) = libc.get(*name) {
-                let p = format!("*libc.a:{member}(.text .text.*)");
-                Self::push(&mut members, &mut self.seen, p);
+                // With the member, its variants for other processors (`strcmp.o` selects
+                // one of `strcmp-avx2.o`, `strcmp-evex.o`, …): valgrind's processor is not
+                // the real one, so it may run another variant than a real start.
+                let stem = member.strip_suffix(".o").unwrap_or(member);
+                for m in [member.clone(), format!("{stem}-*.o")] {
+                    let p = format!("*libc.a:{m}(.text .text.*)");
+                    Self::push(&mut members, &mut self.seen, p);
+                }
                 continue;
             }
             if !name
@@ -322,9 +328,17 @@ fn libc_members() -> Res<BTreeMap<String, String>> {
 }
 
 fn render(p: &Patterns) -> String {
+    // Sorted, so that a new run changes only the lines that changed: the linker keeps the
+    // order of its input files within a description anyway, and the members of the C library
+    // are small.
+    let sorted = |l: &[String]| -> Vec<String> {
+        let mut l = l.to_vec();
+        l.sort();
+        l
+    };
     let list = |l: &[String]| -> String {
         let mut s = String::from("    *(\n");
-        for p in l {
+        for p in sorted(l) {
             s.push_str(&format!("      {p}\n"));
         }
         s.push_str("    )\n");
@@ -338,7 +352,7 @@ fn render(p: &Patterns) -> String {
     );
     for (exact, members) in &p.phases {
         s.push_str(&list(exact));
-        for member in members {
+        for member in sorted(members) {
             s.push_str(&format!("    {member}\n"));
         }
     }
