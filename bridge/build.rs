@@ -28,17 +28,14 @@ fn main() {
     // MCP_BRIDGE_: the sign-in tests check that no such variable reaches the browser opener.
     let target = std::env::var("TARGET").unwrap_or_default();
     println!("cargo:rustc-env=BENCH_HOST_TRIPLE={target}");
-    println!("cargo:rerun-if-env-changed=MCP_BRIDGE_NO_RELR");
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
-    let off = std::env::var_os("MCP_BRIDGE_NO_RELR").is_some_and(|v| v == "1");
-    if os == "linux" && env == "gnu" && !off {
+    let linux_gnu = os == "linux" && env == "gnu";
+    if linux_gnu && !opted_out("MCP_BRIDGE_NO_RELR") {
         println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
     }
-    println!("cargo:rerun-if-env-changed=MCP_BRIDGE_NO_STARTUP_ORDER");
     println!("cargo:rerun-if-changed=link/startup-order.ld");
-    let unordered = std::env::var_os("MCP_BRIDGE_NO_STARTUP_ORDER").is_some_and(|v| v == "1");
-    let ordered = os == "linux" && env == "gnu" && !unordered;
+    let ordered = linux_gnu && !opted_out("MCP_BRIDGE_NO_STARTUP_ORDER");
     if ordered {
         let dir = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default();
         println!("cargo:rustc-link-arg-bins=-Wl,-T,{dir}/link/startup-order.ld");
@@ -48,4 +45,11 @@ fn main() {
         "cargo:rustc-env=BRIDGE_LINKED_STARTUP_ORDER={}",
         u8::from(ordered)
     );
+}
+
+/// Whether the builder set `name` to 1 to leave a link option out (the build runs again when
+/// it changes).
+fn opted_out(name: &str) -> bool {
+    println!("cargo:rerun-if-env-changed={name}");
+    std::env::var_os(name).is_some_and(|v| v == "1")
 }

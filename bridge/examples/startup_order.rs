@@ -9,7 +9,7 @@
 //! It runs the bridge under valgrind's callgrind in front of the fixture, takes the functions
 //! that run up to the answer of a `ping` after `initialize` (the start), then those of a
 //! `tools/list` and a `tools/call` (serving), and names the sections that hold them, in that
-//! order. Needs `valgrind` and binutils' `nm`. Run it again after an update of the toolchain or
+//! order. Needs `valgrind` (symbols are read with the `object` crate). Run it again after an update of the toolchain or
 //! of a dependency, or a change of the start; the bench's idle figure shows when it is due.
 //!
 //! A section of Rust code is named after its function's mangled symbol. Each is written twice:
@@ -23,6 +23,9 @@ use std::error::Error;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+
+use object::read::archive::ArchiveFile;
+use object::{Object, ObjectSymbol, SymbolKind};
 
 type Res<T> = Result<T, Box<dyn Error>>;
 
@@ -122,21 +125,24 @@ fn main() -> Res<()> {
     let bridge = std::fs::canonicalize(&bridge)?;
     let out_dir = std::env::temp_dir().join(format!("startup-order-{}", std::process::id()));
     std::fs::create_dir_all(&out_dir)?;
-    let (base, dumps) = trace(&bridge, &fixture, &out_dir)?;
+    let traced = trace(&bridge, &fixture, &out_dir).and_then(|(base, dumps)| {
+        let addresses = dumps.iter().map(|d| executed(d)).collect::<Res<Vec<_>>>();
+        Ok((base, addresses?))
+    });
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let (base, phases) = traced?;
     let symbols = text_symbols(&bridge)?;
     let libc = libc_members()?;
     let mut patterns = Patterns::default();
     let mut functions = 0;
-    for dump in &dumps {
-        let addresses = executed(dump)?;
-        let names = containing(&symbols, base, &addresses);
+    for addresses in &phases {
+        let names = containing(&symbols, base, addresses);
         functions += names.len();
         patterns.add_phase(&names, &libc);
     }
     let script = render(&patterns);
     let path = manifest.join("link/startup-order.ld");
     std::fs::write(&path, script)?;
-    let _ = std::fs::remove_dir_all(&out_dir);
     println!(
         "{}: {functions} functions in {} phases, {} wildcard patterns",
         path.display(),
@@ -228,7 +234,10 @@ fn load_address(pid: &str, binary: &Path) -> Res<u64> {
         let f: Vec<&str> = line.split_whitespace().collect();
         if f.len() == 6 && f[5] == binary {
             let start = u64::from_str_radix(f[0].split('-').next().unwrap_or_default(), 16)?;
-            return Ok(start - u64::from_str_radix(f[2], 16)?);
+            let offset = u64::from_str_radix(f[2], 16)?;
+            return start
+                .checked_sub(offset)
+                .ok_or_else(|| format!("a mapping of {binary} below its offset").into());
         }
     }
     Err(format!("{binary} is not mapped in process {pid}").into())
@@ -276,26 +285,26 @@ struct Symbol {
     name: String,
 }
 
-/// The function symbols of an executable that have a size, sorted by address.
-fn text_symbols(binary: &Path) -> Res<Vec<Symbol>> {
-    let out = Command::new("nm")
-        .args(["--defined-only", "--numeric-sort", "--print-size"])
-        .arg(binary)
-        .output()?;
+/// The functions that an object file defines, with their address and size.
+fn functions(data: &[u8]) -> Res<Vec<Symbol>> {
+    let file = object::File::parse(data)?;
     let mut symbols = Vec::new();
-    for line in String::from_utf8(out.stdout)?.lines() {
-        // `<address> <size> <kind> <name>`
-        let f: Vec<&str> = line.split(' ').collect();
-        if let [start, size, kind, name] = f[..]
-            && "tTwW".contains(kind)
-        {
+    for symbol in file.symbols() {
+        if symbol.is_definition() && symbol.kind() == SymbolKind::Text {
             symbols.push(Symbol {
-                start: u64::from_str_radix(start, 16)?,
-                size: u64::from_str_radix(size, 16)?,
-                name: name.to_owned(),
+                start: symbol.address(),
+                size: symbol.size(),
+                name: symbol.name()?.to_owned(),
             });
         }
     }
+    Ok(symbols)
+}
+
+/// The function symbols of an executable, sorted by address.
+fn text_symbols(binary: &Path) -> Res<Vec<Symbol>> {
+    let mut symbols = functions(&std::fs::read(binary)?)?;
+    symbols.sort_by_key(|s| s.start);
     Ok(symbols)
 }
 
@@ -307,21 +316,13 @@ fn libc_members() -> Res<BTreeMap<String, String>> {
     if !Path::new(&archive).is_absolute() {
         return Ok(members);
     }
-    let out = Command::new("nm")
-        .args(["-A", "--defined-only"])
-        .arg(&archive)
-        .output()?;
-    for line in String::from_utf8(out.stdout)?.lines() {
-        // `<archive>:<member>:<address> <kind> <name>`
-        let mut f = line.split(' ');
-        let (Some(place), Some(kind), Some(name)) = (f.next(), f.next(), f.next()) else {
-            continue;
-        };
-        let member = place.rsplit(':').nth(1).unwrap_or_default();
-        if "TtWwi".contains(kind) && !member.is_empty() {
-            members
-                .entry(name.to_owned())
-                .or_insert_with(|| member.to_owned());
+    let data = std::fs::read(&archive)?;
+    for member in ArchiveFile::parse(&*data)?.members() {
+        let member = member?;
+        let name = String::from_utf8_lossy(member.name()).into_owned();
+        // A member that is not an object file (none in glibc's archive) names no function.
+        for f in functions(member.data(&*data)?).unwrap_or_default() {
+            members.entry(f.name).or_insert_with(|| name.clone());
         }
     }
     Ok(members)
