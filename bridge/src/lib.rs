@@ -22,5 +22,8 @@ pub mod upstream;
 pub mod watchdog;
 pub mod wire;
 
+#[cfg(test)]
+mod rules_doc_tests;
+
 /// The version of the bridge (also the fallback `serverInfo.version`, R1).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

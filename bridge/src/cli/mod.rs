@@ -314,4 +314,6 @@ fn in_command_line_order(
 }
 
 #[cfg(test)]
+mod options_doc_tests;
+#[cfg(test)]
 mod tests;
