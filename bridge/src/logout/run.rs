@@ -81,7 +81,7 @@ pub fn one(
                 log::vscode(
                     Level::Err,
                     &format!(
-                        "logout kept a stored sign-in in the {} store: {why}. Run logout again when the server answers, or delete the entry yourself (README, \"Token stores\")",
+                        "logout kept a stored sign-in in the {} store: {why}. Run logout again when the server answers, or delete the entry yourself (docs/token-stores.md, \"When logout cannot run\")",
                         named.what
                     ),
                 );
