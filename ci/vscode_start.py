@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""Starts one command the way VS Code starts an MCP server of `mcp.json` ("type": "stdio"):
+`command` plus `args`, no shell, stdin, stdout and stderr on pipes. It sends VS Code's
+`initialize` and checks the answer (a 2025-11-25 result with serverInfo and capabilities),
+sends `notifications/initialized`, then runs VS Code's stop: the end of stdin, after which the
+process must exit with code 0 (the bridge's exit codes, R8 in docs/rules.md).
+
+    python3 ci/vscode_start.py [--cwd DIR] [--env K=V]... [--native PATH] [--tree] -- CMD ARGS...
+
+--native PATH  the started process must be the native binary PATH resolves to (its
+               /proc/<pid>/exe), a direct child of this process: no launcher in between.
+--tree         prints each process from the started one down to the bridge, with its
+               executable and its proportional set size (Pss of /proc/<pid>/smaps_rollup),
+               measured while the bridge is idle after initialize.
+Exit code 0 when every check passed, 1 otherwise (the cause on stderr).
+"""
+
+import argparse
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {
+            "roots": {"listChanged": True},
+            "sampling": {},
+            "elicitation": {"form": {}, "url": {}},
+        },
+        "clientInfo": {"name": "Visual Studio Code", "version": "1.141.0"},
+    },
+}
+# The bound of each wait: VS Code's own initialize wait is unbounded (it logs every 5 s), but
+# `npx`/`uvx` may unpack a package first; the stop gets VS Code's 20 s before its forced kill.
+ANSWER_BOUND_S = 120
+STOP_BOUND_S = 20
+
+
+def fail(msg):
+    print(f"vscode_start: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def pss_kb(pid):
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def exe(pid):
+    try:
+        return os.readlink(f"/proc/{pid}/exe")
+    except OSError:
+        return "?"
+
+
+def children(pid):
+    kids = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                kids += [int(k) for k in f.read().split()]
+    except OSError:
+        pass
+    return kids
+
+
+def chain(pid):
+    """The started process and its descendants, parents first."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop(0)
+        out.append(p)
+        todo += children(p)
+    return out
+
+
+def read_lines(stream, q):
+    for line in stream:
+        q.put(line)
+    q.put(None)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cwd")
+    ap.add_argument("--env", action="append", default=[])
+    ap.add_argument("--native")
+    ap.add_argument("--tree", action="store_true")
+    ap.add_argument("command", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    argv = a.command[1:] if a.command[:1] == ["--"] else a.command
+    if not argv:
+        fail("no command after --")
+    env = dict(os.environ)
+    for kv in a.env:
+        k, _, v = kv.partition("=")
+        env[k] = v
+    err = tempfile.TemporaryFile()
+    try:
+        proc = subprocess.Popen(
+            argv,
+            cwd=a.cwd,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            start_new_session=True,
+        )
+    except OSError as e:
+        fail(f"cannot start {argv[0]}: {e}")
+    lines = queue.Queue()
+    threading.Thread(target=read_lines, args=(proc.stdout, lines), daemon=True).start()
+    ok = False
+    try:
+        check(a, argv, proc, lines)
+        ok = True
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        if not ok:
+            err.seek(0)
+            sys.stderr.write(err.read().decode(errors="replace")[-4000:])
+
+
+def check(a, argv, proc, lines):
+    proc.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
+    proc.stdin.flush()
+    try:
+        line = lines.get(timeout=ANSWER_BOUND_S)
+    except queue.Empty:
+        fail(f"{argv[0]}: no answer to initialize in {ANSWER_BOUND_S} s")
+    if line is None:
+        fail(f"{argv[0]}: stdout ended before the answer to initialize (exit {proc.wait()})")
+    try:
+        answer = json.loads(line)
+    except ValueError:
+        fail(f"{argv[0]}: the first stdout line is not JSON: {line[:200]!r}")
+    result = answer.get("result") if isinstance(answer, dict) else None
+    if answer.get("id") != 1 or not isinstance(result, dict):
+        fail(f"{argv[0]}: not a result for id 1: {line[:300]!r}")
+    if result.get("protocolVersion") != "2025-11-25":
+        fail(f"{argv[0]}: protocolVersion {result.get('protocolVersion')!r}, not 2025-11-25")
+    info = result.get("serverInfo") or {}
+    if not info.get("name") or not isinstance(result.get("capabilities"), dict):
+        fail(f"{argv[0]}: the result has no serverInfo.name or no capabilities")
+    proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+    proc.stdin.flush()
+    print(f"initialize answered by {info['name']} {info.get('version', '')}".rstrip())
+    if a.tree:
+        for p in chain(proc.pid):
+            kb = pss_kb(p)
+            print(f"  pid {p} {exe(p)}: Pss {kb if kb is not None else '?'} kB")
+    if a.native:
+        want = os.path.realpath(a.native)
+        if exe(proc.pid) != want:
+            fail(f"the started process is {exe(proc.pid)}, not the native binary {want}")
+        print(f"no launcher: pid {proc.pid} is {want}, a child of pid {os.getpid()}")
+    proc.stdin.close()
+    try:
+        code = proc.wait(timeout=STOP_BOUND_S)
+    except subprocess.TimeoutExpired:
+        fail(f"{argv[0]}: still running {STOP_BOUND_S} s after the end of stdin")
+    if code != 0:
+        fail(f"{argv[0]}: exit code {code} after the end of stdin, not 0")
+
+
+if __name__ == "__main__":
+    main()
