@@ -35,6 +35,8 @@ function replace(name) {
   try {
     execFileSync(bin, ['--version'], { stdio: 'ignore', timeout: 30000 });
   } catch (e) {
+    // Unlink first: writing into `bin` would write through the hard link into the binary.
+    fs.rmSync(bin, { force: true });
     fs.writeFileSync(bin, script, { mode: 0o755 });
     throw new Error(`${native} --version failed (${e.message}); the launcher stays`);
   }
