@@ -10,8 +10,9 @@
 #    client (ci/vscode_start.py --native): no Node process owns or copies VS Code's pipes.
 # 3. The transcripts of transcripts/m1 replay with the installed bridge, fixture and harness.
 # 4. The same install with --ignore-scripts (and every Windows install) keeps the Node launcher
-#    (lib/launch.js): the transcripts of m1 replay through it too (its exit codes and stop
-#    sequence are the bridge's), and its memory is printed (Pss, for bridge/README.md).
+#    (lib/launch.js): its memory is printed (Pss, for bridge/README.md); a SIGTERM to it alone
+#    ends the whole tree (it forwards the signal); the stop and exit transcripts of m1 (R7-*)
+#    replay through it (its exit codes and stop sequence are the bridge's).
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: $0 <dir of the npm tarballs>" >&2; exit 2; }
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -34,10 +35,10 @@ install() {
     --loglevel=error "${@:2}" "$main_tgz" "$host_tgz")
 }
 replay() {
-  local bin="$1/node_modules/.bin" schemas=()
+  local bin="$1/node_modules/.bin" schemas=() files=("${@:2}")
   [ -d "$spec" ] && schemas=(--schemas "$spec")
   (cd "$root" && MCP_BRIDGE_BIN="$bin/mcp-bridge-vscode" BRIDGE_FIXTURE_SERVER="$bin/bridge-fixture-server" \
-    "$bin/harness" "${schemas[@]}" transcripts/m1 | tail -n 2)
+    "$bin/harness" "${schemas[@]}" "${files[@]}" | tail -n 2)
 }
 
 echo "== npm: install from the tarballs (no registry)"
@@ -48,10 +49,11 @@ echo "npx mcp-bridge-vscode --version: $got"
 bin="$work/npx/node_modules/.bin"
 python3 "$root/ci/vscode_start.py" --native "$bin/mcp-bridge-vscode" -- "$bin/mcp-bridge-vscode" -- "$bin/bridge-fixture-server"
 echo "== npm: transcripts/m1 with MCP_BRIDGE_BIN=node_modules/.bin/mcp-bridge-vscode"
-replay "$work/npx"
+replay "$work/npx" transcripts/m1
 
 echo "== npm: the Node launcher (install with --ignore-scripts, as on Windows)"
 install "$work/launcher" --ignore-scripts
 bin="$work/launcher/node_modules/.bin"
 python3 "$root/ci/vscode_start.py" --tree -- "$bin/mcp-bridge-vscode" -- "$bin/bridge-fixture-server"
-replay "$work/launcher"
+python3 "$root/ci/vscode_start.py" --term-first -- "$bin/mcp-bridge-vscode" -- "$bin/bridge-fixture-server"
+replay "$work/launcher" transcripts/m1/R7-*.jsonl

@@ -12,6 +12,10 @@ process must exit with code 0 (the bridge's exit codes, R8 in docs/rules.md).
 --tree         prints each process from the started one down to the bridge, with its
                executable and its proportional set size (Pss of /proc/<pid>/smaps_rollup),
                measured while the bridge is idle after initialize.
+--term-first   stops with SIGTERM to the started process alone (as VS Code builds that kill
+               the direct child only do) instead of the end of stdin: it must die of SIGTERM
+               (VS Code's "code null": the bridge has no handler, R8), and every process of its
+               tree must end within the bound (a launcher forwards the signal).
 Exit code 0 when every check passed, 1 otherwise (the cause on stderr).
 """
 
@@ -19,11 +23,13 @@ import argparse
 import json
 import os
 import queue
+import select
 import signal
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -101,6 +107,7 @@ def main():
     ap.add_argument("--env", action="append", default=[])
     ap.add_argument("--native")
     ap.add_argument("--tree", action="store_true")
+    ap.add_argument("--term-first", action="store_true")
     ap.add_argument("command", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     argv = a.command[1:] if a.command[:1] == ["--"] else a.command
@@ -171,6 +178,9 @@ def check(a, argv, proc, lines):
         if exe(proc.pid) != want:
             fail(f"the started process is {exe(proc.pid)}, not the native binary {want}")
         print(f"no launcher: pid {proc.pid} is {want}, a child of pid {os.getpid()}")
+    if a.term_first:
+        term_first(argv, proc)
+        return
     proc.stdin.close()
     try:
         code = proc.wait(timeout=STOP_BOUND_S)
@@ -178,6 +188,31 @@ def check(a, argv, proc, lines):
         fail(f"{argv[0]}: still running {STOP_BOUND_S} s after the end of stdin")
     if code != 0:
         fail(f"{argv[0]}: exit code {code} after the end of stdin, not 0")
+
+
+def term_first(argv, proc):
+    """SIGTERM to the started process alone; then its whole tree must end in the bound."""
+    watched = []
+    for p in chain(proc.pid):
+        try:
+            watched.append((p, exe(p), os.pidfd_open(p)))
+        except ProcessLookupError:
+            pass
+    os.kill(proc.pid, signal.SIGTERM)
+    try:
+        code = proc.wait(timeout=STOP_BOUND_S)
+    except subprocess.TimeoutExpired:
+        fail(f"{argv[0]}: still running {STOP_BOUND_S} s after SIGTERM")
+    if code != -signal.SIGTERM:
+        fail(f"{argv[0]}: after SIGTERM the exit status is {code}, not death by SIGTERM")
+    deadline = time.monotonic() + STOP_BOUND_S
+    for p, path, fd in watched:
+        # A pidfd is readable once its process has ended: a wait with a bound, no polling.
+        ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+        os.close(fd)
+        if not ready:
+            fail(f"pid {p} ({path}) still runs {STOP_BOUND_S} s after SIGTERM to pid {proc.pid}")
+    print(f"SIGTERM to pid {proc.pid} alone: it died of it, and its {len(watched) - 1} descendants ended")
 
 
 if __name__ == "__main__":
