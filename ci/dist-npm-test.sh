@@ -8,7 +8,9 @@
 # 2. What npx runs (node_modules/.bin/mcp-bridge-vscode) is the native bridge itself: started as
 #    VS Code starts it, its process is the platform package's binary, a direct child of the
 #    client (ci/vscode_start.py --native): no Node process owns or copies VS Code's pipes.
-# 3. The transcripts of transcripts/m1 replay with the installed bridge, fixture and harness.
+# 3. `npx -p mcp-bridge-vscode harness check -- bridge-fixture-server` passes (the harness finds
+#    the bridge beside itself); the transcripts of transcripts/m1 replay with the installed
+#    bridge, fixture and harness.
 # 4. The same install with --ignore-scripts (and every Windows install) keeps the Node launcher
 #    (lib/launch.js): its memory is printed (Pss, for bridge/README.md); a SIGTERM to it alone
 #    ends the whole tree (it forwards the signal); the stop and exit transcripts of m1 (R7-*)
@@ -48,6 +50,8 @@ got="$(cd "$work/npx" && npx --offline mcp-bridge-vscode --version)"
 echo "npx mcp-bridge-vscode --version: $got"
 bin="$work/npx/node_modules/.bin"
 python3 "$root/ci/vscode_start.py" --native "$bin/mcp-bridge-vscode" -- "$bin/mcp-bridge-vscode" -- "$bin/bridge-fixture-server"
+echo "== npm: npx -p mcp-bridge-vscode harness check -- bridge-fixture-server"
+(cd "$work/npx" && env -u MCP_BRIDGE_BIN npx --offline -p mcp-bridge-vscode harness check -- bridge-fixture-server | tail -n 1)
 echo "== npm: transcripts/m1 with MCP_BRIDGE_BIN=node_modules/.bin/mcp-bridge-vscode"
 replay "$work/npx" transcripts/m1
 
