@@ -3,9 +3,9 @@
 `command` plus `args`, no shell, stdin, stdout and stderr on pipes. It sends VS Code's
 `initialize` and checks the answer (a 2025-11-25 result with serverInfo and capabilities),
 sends `notifications/initialized`, then runs VS Code's stop: the end of stdin, after which the
-process must exit with code 0 (the bridge's exit codes, R8 in docs/rules.md).
+process must exit with code 0 (R7 in docs/rules.md); the answer follows R1.
 
-    python3 ci/vscode_start.py [--cwd DIR] [--env K=V]... [--native PATH] [--tree] -- CMD ARGS...
+    python3 ci/vscode_start.py [--cwd DIR] [--env K=V]... [--native PATH] [--tree] [--term-first] -- CMD ARGS...
 
 --native PATH  the started process must be the native binary PATH resolves to (its
                /proc/<pid>/exe), a direct child of this process: no launcher in between.
@@ -14,7 +14,7 @@ process must exit with code 0 (the bridge's exit codes, R8 in docs/rules.md).
                measured while the bridge is idle after initialize.
 --term-first   stops with SIGTERM to the started process alone (as VS Code builds that kill
                the direct child only do) instead of the end of stdin: it must die of SIGTERM
-               (VS Code's "code null": the bridge has no handler, R8), and every process of its
+               (VS Code's "code null": the bridge has no handler, R7), and every process of its
                tree must end within the bound (a launcher forwards the signal).
 Exit code 0 when every check passed, 1 otherwise (the cause on stderr).
 """
