@@ -5,7 +5,8 @@
 sends `notifications/initialized`, then runs VS Code's stop: the end of stdin, after which the
 process must exit with code 0 (R7 in docs/rules.md); the answer follows R1.
 
-    python3 ci/vscode_start.py [--cwd DIR] [--env K=V]... [--native PATH] [--tree] [--term-first] -- CMD ARGS...
+    python3 ci/vscode_start.py [--cwd DIR] [--env K=V]... [--native PATH] [--tree]
+                               [--term-first] -- CMD ARGS...
 
 --native PATH  the started process must be the native binary PATH resolves to (its
                /proc/<pid>/exe), a direct child of this process: no launcher in between.
@@ -212,7 +213,8 @@ def term_first(argv, proc):
         os.close(fd)
         if not ready:
             fail(f"pid {p} ({path}) still runs {STOP_BOUND_S} s after SIGTERM to pid {proc.pid}")
-    print(f"SIGTERM to pid {proc.pid} alone: it died of it, and its {len(watched) - 1} descendants ended")
+    rest = len(watched) - 1
+    print(f"SIGTERM to pid {proc.pid} alone: it died of it, and its {rest} descendants ended")
 
 
 if __name__ == "__main__":
