@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Starts every mcp.json entry of the README's "Install" section as VS Code does, and checks
 its initialize answer (ci/vscode_start.py): `command` plus `args`, stdio pipes, the working
-folder and the variables of VS Code (`${workspaceFolder}`, `${userHome}`, `${input:…}`).
+folder and the variables of VS Code (`${workspaceFolder}`, `${userHome}`, `${input:…}`). No
+Node process may run below the entry's command (for `npx`: the package's install step put the
+native bridge in place of its launcher); the Pss of each process is printed.
 
-    python3 ci/readme_entries.py --npm-prefix DIR --wheels DIR --bin-dir DIR [README.md]
+    python3 ci/readme_entries.py --npm DIR --wheels DIR --bin-dir DIR [README.md]
 
---npm-prefix  a global npm prefix where the npm tarballs are installed (`npx` finds the
-              package there, with an unreachable registry: nothing is downloaded)
+--npm         the folder of the npm tarballs, served by a registry on loopback
+              (ci/npm_registry.py): `npx -y` downloads and installs the package from it into a
+              fresh npm cache, as it does for a user
 --wheels      the folder of the wheels (`uvx` and `pipx run` install from it, offline)
 --bin-dir     the folder of the three programs as `cargo install` and the release archive
               leave them
@@ -24,6 +27,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+import npm_registry
 
 ROOT = Path(__file__).resolve().parents[1]
 # The value of each `${input:…}` as the user would type it.
@@ -62,8 +67,9 @@ def skip(label, why):
 class Places:
     """The folders of one run: a workspace, a home, the caches of npm, uv and pipx."""
 
-    def __init__(self, a, tmp):
+    def __init__(self, a, tmp, registry):
         self.a = a
+        self.registry = registry
         self.workspace = tmp / "workspace"
         self.home = tmp / "home"
         self.tmp = tmp
@@ -102,10 +108,9 @@ class Places:
         if command == "npx":
             return {
                 "PATH": path,
-                "npm_config_prefix": str(Path(self.a.npm_prefix).resolve()),
-                "npm_config_registry": "http://127.0.0.1:9",
-                "npm_config_offline": "true",
+                "npm_config_registry": self.registry,
                 "npm_config_cache": str(t / "npm-cache"),
+                "npm_config_prefix": str(t / "npm-prefix"),
                 "npm_config_update_notifier": "false",
             }
         if command in ("uvx", "pipx"):
@@ -151,7 +156,8 @@ def run_entry(label, server, places, inputs):
         return True
     env.update({k: resolve(v, places, inputs) for k, v in server.get("env", {}).items()})
     argv = [resolve(command, places, inputs)] + [resolve(a, places, inputs) for a in args]
-    cmd = [sys.executable, str(ROOT / "ci" / "vscode_start.py"), "--cwd", str(places.workspace)]
+    cmd = [sys.executable, str(ROOT / "ci" / "vscode_start.py"), "--tree", "--no-node-below"]
+    cmd += ["--cwd", str(places.workspace)]
     cmd += [f"--env={k}={v}" for k, v in env.items()]
     print(f"== README entry {label}: {' '.join([command] + args)}", flush=True)
     return subprocess.run(cmd + ["--"] + argv).returncode == 0
@@ -159,15 +165,18 @@ def run_entry(label, server, places, inputs):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--npm-prefix", required=True)
+    ap.add_argument("--npm", required=True)
     ap.add_argument("--wheels", required=True)
     ap.add_argument("--bin-dir", required=True)
     ap.add_argument("readme", nargs="?", default=str(ROOT / "README.md"))
     a = ap.parse_args()
     blocks = install_blocks(Path(a.readme))
     ok, count = True, 0
-    with tempfile.TemporaryDirectory() as tmp:
-        places = Places(a, Path(tmp))
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        npm_registry.serve(Path(a.npm).resolve()) as registry,
+    ):
+        places = Places(a, Path(tmp), registry)
         for i, (heading, text) in enumerate(blocks, 1):
             try:
                 config = json.loads(text)

@@ -6,13 +6,15 @@ sends `notifications/initialized`, then runs VS Code's stop: the end of stdin, a
 process must exit with code 0 (R7 in docs/rules.md); the answer follows R1.
 
     python3 ci/vscode_start.py [--cwd DIR] [--env K=V]... [--native PATH] [--tree]
-                               [--term-first] -- CMD ARGS...
+                               [--no-node-below] [--term-first] -- CMD ARGS...
 
 --native PATH  the started process must be the native binary PATH resolves to (its
                /proc/<pid>/exe), a direct child of this process: no launcher in between.
 --tree         prints each process from the started one down to the bridge, with its
                executable and its proportional set size (Pss of /proc/<pid>/smaps_rollup),
                measured while the bridge is idle after initialize.
+--no-node-below  no Node process among the descendants of the started process (the command
+               that `npx` runs is the native bridge, not the launcher of the npm package).
 --term-first   stops with SIGTERM to the started process alone (as VS Code builds that kill
                the direct child only do) instead of the end of stdin: it must die of SIGTERM
                (VS Code's "code null": the bridge has no handler, R7), and every process of its
@@ -108,6 +110,7 @@ def main():
     ap.add_argument("--env", action="append", default=[])
     ap.add_argument("--native")
     ap.add_argument("--tree", action="store_true")
+    ap.add_argument("--no-node-below", action="store_true")
     ap.add_argument("--term-first", action="store_true")
     ap.add_argument("command", nargs=argparse.REMAINDER)
     a = ap.parse_args()
@@ -174,6 +177,12 @@ def check(a, argv, proc, lines):
         for p in chain(proc.pid):
             kb = pss_kb(p)
             print(f"  pid {p} {exe(p)}: Pss {kb if kb is not None else '?'} kB")
+    if a.no_node_below:
+        below = [(p, exe(p)) for p in chain(proc.pid)[1:]]
+        nodes = [f"pid {p} ({path})" for p, path in below if os.path.basename(path) == "node"]
+        if nodes:
+            fail(f"a Node process below {argv[0]}: {', '.join(nodes)}")
+        print(f"no Node process below {argv[0]} ({len(below)} descendants)")
     if a.native:
         want = os.path.realpath(a.native)
         if exe(proc.pid) != want:
