@@ -28,7 +28,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-import npm_registry
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts of ci/
+import npm_registry  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 # The value of each `${input:…}` as the user would type it.
