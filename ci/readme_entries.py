@@ -159,9 +159,11 @@ def run_entry(label, server, places, inputs):
     argv = [resolve(command, places, inputs)] + [resolve(a, places, inputs) for a in args]
     cmd = [sys.executable, str(ROOT / "ci" / "vscode_start.py"), "--tree", "--no-node-below"]
     cmd += ["--cwd", str(places.workspace)]
-    cmd += [f"--env={k}={v}" for k, v in env.items()]
     print(f"== README entry {label}: {' '.join([command] + args)}", flush=True)
-    return subprocess.run(cmd + ["--"] + argv).returncode == 0
+    # The entry's environment (its `env`, as VS Code merges it) reaches the command through the
+    # environment, never argv: `${input:…}` values are secrets.
+    full = dict(os.environ, **env)
+    return subprocess.run(cmd + ["--"] + argv, env=full).returncode == 0
 
 
 def main():
