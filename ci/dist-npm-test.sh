@@ -15,6 +15,8 @@
 #    (lib/launch.js): its memory is printed (Pss, for bridge/README.md); a SIGTERM to it alone
 #    ends the whole tree (it forwards the signal); the stop and exit transcripts of m1 (R7-*)
 #    replay through it (its exit codes and stop sequence are the bridge's).
+# 5. The install step with a platform binary that does not run here keeps the launcher and
+#    leaves the platform's file as it was (it must not write through its hard link).
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: $0 <dir of the npm tarballs>" >&2; exit 2; }
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -61,3 +63,19 @@ bin="$work/launcher/node_modules/.bin"
 python3 "$root/ci/vscode_start.py" --tree -- "$bin/mcp-bridge-vscode" -- "$bin/bridge-fixture-server"
 python3 "$root/ci/vscode_start.py" --term-first -- "$bin/mcp-bridge-vscode" -- "$bin/bridge-fixture-server"
 replay "$work/launcher" transcripts/m1/R7-*.jsonl
+
+echo "== npm: the install step with a platform binary that does not run"
+broken="$work/broken/node_modules"
+mkdir -p "$broken/@mcp-bridge-vscode/$platform/bin"
+cp -r "$work/launcher/node_modules/mcp-bridge-vscode" "$broken/"
+cp "$work/launcher/node_modules/@mcp-bridge-vscode/$platform/package.json" "$broken/@mcp-bridge-vscode/$platform/"
+for b in mcp-bridge-vscode harness bridge-fixture-server; do
+  printf 'not a program\n' >"$broken/@mcp-bridge-vscode/$platform/bin/$b"
+  chmod 755 "$broken/@mcp-bridge-vscode/$platform/bin/$b"
+done
+(cd "$broken/mcp-bridge-vscode" && npm_config_user_agent="npm/$(npm --version)" node install.js 2>/dev/null)
+[ "$(cat "$broken/@mcp-bridge-vscode/$platform/bin/mcp-bridge-vscode")" = "not a program" ] ||
+  { echo "$0: the install step wrote into the platform package's binary" >&2; exit 1; }
+cmp -s "$broken/mcp-bridge-vscode/bin/mcp-bridge-vscode" "$root/packaging/npm/mcp-bridge-vscode/bin/mcp-bridge-vscode" ||
+  { echo "$0: the launcher script is not back in place" >&2; exit 1; }
+echo "the launcher stays, the platform's file is unchanged"
