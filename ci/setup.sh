@@ -26,3 +26,10 @@ if ! command -v gnome-keyring-daemon >/dev/null || ! command -v dbus-run-session
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gnome-keyring dbus >/dev/null
 fi
+# uv and pipx from PyPI for the README's uvx and pipx entries (ci/readme-entries.sh), in a venv of
+# their own (not on the PATH of the other steps).
+if [ ! -x target/py-tools/bin/uvx ] || [ ! -x target/py-tools/bin/pipx ]; then
+  echo "setup: installing uv and pipx from PyPI into target/py-tools" >&2
+  python3 -m venv target/py-tools
+  target/py-tools/bin/python -m pip install --quiet --disable-pip-version-check uv pipx
+fi
