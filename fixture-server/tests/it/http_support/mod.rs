@@ -1,7 +1,5 @@
 //! Runs the real `bridge-fixture-server --listen 127.0.0.1:0` and talks to it over real TLS
 //! with the test CA of `certs/` (reqwest with rustls, only the given CA trusted).
-#![allow(dead_code, reason = "each test file uses a part of the helpers")]
-#![allow(clippy::unwrap_used, reason = "tests")]
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;

@@ -1,12 +1,9 @@
 //! Discovery, the lists and the `_meta` envelope: the identity and capabilities in
 //! `server/discover` (R1), every tool of the list with its annotations, the pages of
 //! `--many-tools` (R4), prompts, resources, completion, and the refusals of the envelope.
-#![allow(clippy::unwrap_used, reason = "tests")]
 
-mod support;
-
+use crate::support::{Server, meta};
 use serde_json::{Value, json};
-use support::{Server, meta};
 
 /// The tools of the fixture without `--many-tools`, in their order, each with its
 /// `readOnlyHint: true` (reference §4.2: the others have no `readOnlyHint`).
@@ -118,7 +115,7 @@ fn many_tools_come_in_pages_without_a_null_cursor() {
     assert_eq!(all[22], "tool_0");
     assert_eq!(all.last().unwrap(), "tool_119");
     let result = server.call(20, "tool_7", json!({}));
-    assert_eq!(support::text(&result), "tool_7");
+    assert_eq!(crate::support::text(&result), "tool_7");
     let error = server.error(21, "tools/call", json!({"name": "tool_120"}));
     assert_eq!(error["code"], -32602);
     let error = server.error(22, "tools/list", json!({"cursor": "nonsense"}));

@@ -3,8 +3,6 @@
 //! message in `../shared/spec/2026-07-28/schema/schema.json` (requests and notifications by
 //! method, responses by the method of the request that the test sent); without that folder,
 //! the test says that it skipped the schema check.
-#![allow(dead_code, reason = "each test file uses a part of the helpers")]
-#![allow(clippy::unwrap_used, reason = "tests")]
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};

@@ -1,6 +1,5 @@
 //! The scripted upstream's relay over loopback TCP (`HARNESS_RELAY=tcp`, the only way where Unix
 //! sockets are missing): scripted transcripts pass with it as with the Unix socket.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -2,7 +2,6 @@
 //! with 120 more tools (paging), scripted servers with each problem (`harness scripted-server`),
 //! the TypeScript SDK v2 server, a command that does not exist, the HTTPS fixture by URL, and
 //! the usage errors.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
