@@ -16,6 +16,7 @@
 //! | `schema` | the schema check of a frame against its own definition |
 //! | `process` | the bridge process, signals, the process tree, the binaries beside the harness |
 //! | `relay`, `upstream` | the scripted upstream and the tap of the fixture |
+//! | `fixture` | the fixture's tool list, which the tests of every crate read |
 //! | `scripted_server` | a stdio server that answers from a table (the tests of `check`) |
 //! | `https` | the HTTPS fixture as the upstream (the URL form), killed or restarted by a step |
 //! | `client`, `profile` | the simulator's steps and VS Code's / Copilot's frames |
@@ -28,6 +29,7 @@ pub mod client;
 pub mod crowd;
 pub mod embedded;
 pub mod exit;
+pub mod fixture;
 pub mod format;
 pub mod https;
 pub mod invariants;

@@ -4,5 +4,7 @@
 //! process.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod bins;
+
 mod check;
 mod relay_tcp;
