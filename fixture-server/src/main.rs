@@ -9,6 +9,7 @@
 mod call;
 mod cli;
 mod conformance;
+mod crypto;
 mod envelope;
 mod http;
 mod json;

@@ -277,7 +277,7 @@ async fn plain_http_serves_http() {
         "tools/call",
         json!({"name": "add", "arguments": {"a": 2, "b": 3}}),
     );
-    mcp_bridge_vscode::upstream::http::install_crypto_provider();
+    crate::http_support::install_crypto_provider();
     let response = post(&reqwest::Client::new(), &fixture.url, &body)
         .send()
         .await

@@ -87,9 +87,17 @@ impl Drop for HttpFixture {
     }
 }
 
+/// Installs ring as the default crypto provider of rustls (the clients of these tests are
+/// reqwest without a provider of its own), unless one is installed already.
+pub fn install_crypto_provider() {
+    if rustls::crypto::CryptoProvider::get_default().is_none() {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    }
+}
+
 /// A client that trusts only `ca` (a file of `certs/`).
 pub fn client(ca: &str) -> reqwest::Client {
-    mcp_bridge_vscode::upstream::http::install_crypto_provider();
+    install_crypto_provider();
     let pem = std::fs::read(cert(ca)).unwrap();
     reqwest::Client::builder()
         .tls_certs_only([reqwest::Certificate::from_pem(&pem).unwrap()])
