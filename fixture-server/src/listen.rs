@@ -12,8 +12,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use rmcp::service::{SubscriptionContext, SubscriptionSink};
+use tokio_util::sync::CancellationToken;
 
-use crate::state::{State, lock};
+use crate::sync::lock;
 
 /// The longest wait of a tool for a listen stream whose acknowledgment is written but which
 /// rmcp did not hand to [`listen`] yet.
@@ -93,13 +94,18 @@ impl Listeners {
 
 /// Runs one listen stream until the client cancels it or the session stops. At the end of
 /// stdin and after `shutdown`, the stream ends with its result (graceful closure): rmcp writes
-/// the `SubscriptionsListenResult` when this returns. After a cancellation of the client, rmcp
+/// the `SubscriptionsListenResult` when this returns (`stopping` is the session's
+/// `Lifecycle::stopping`). After a cancellation of the client, rmcp
 /// writes nothing.
-pub async fn listen(state: &State, context: SubscriptionContext) {
-    let key = state.listeners.add(context.sink().clone());
+pub async fn listen(
+    listeners: &Listeners,
+    stopping: &CancellationToken,
+    context: SubscriptionContext,
+) {
+    let key = listeners.add(context.sink().clone());
     tokio::select! {
         () = context.cancelled() => {}
-        () = state.lifecycle.stopping.cancelled() => {}
+        () = stopping.cancelled() => {}
     }
-    state.listeners.remove(key);
+    listeners.remove(key);
 }

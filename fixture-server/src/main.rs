@@ -6,8 +6,10 @@
 //! 0 for a normal end (end of stdin, SIGINT or SIGTERM in the HTTP mode, `--help`,
 //! `--version`, the `shutdown` tool),
 //! 2 for arguments that are not valid, 1 for an internal error. The `crash` tool exits with 3.
+mod call;
 mod cli;
 mod conformance;
+mod crypto;
 mod envelope;
 mod http;
 mod json;
@@ -21,6 +23,7 @@ mod resources;
 mod server;
 mod state;
 mod stdio;
+mod sync;
 mod tools;
 
 use std::io::Write;

@@ -168,7 +168,8 @@ impl ServerHandler for Fixture {
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
-        listen::listen(&self.state, context).await;
+        let state = &self.state;
+        listen::listen(&state.listeners, &state.lifecycle.stopping, context).await;
         Ok(())
     }
 }

@@ -4,14 +4,15 @@
     deprecated,
     reason = "rmcp 3.11 marks logging deprecated (SEP-2577), but revision 2026-07-28 keeps the per-request log level that the fixture honours (O5)"
 )]
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard};
 
 use rmcp::model::LoggingLevel;
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::Options;
 use crate::listen::Listeners;
+use crate::sync::lock;
 
 /// The state of one session.
 pub struct State {
@@ -54,14 +55,6 @@ impl State {
     pub fn set_legacy_level(&self, level: LoggingLevel) {
         *lock(&self.legacy_level) = Some(level);
     }
-}
-
-/// Locks a mutex; a poisoned lock still gives its value (a panic elsewhere must not stop the
-/// server).
-pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// The end of the session.

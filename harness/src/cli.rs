@@ -9,6 +9,7 @@ use std::sync::Arc;
 use clap::Parser;
 
 use crate::invariants::Schemas;
+use crate::process;
 use crate::schema::{LEGACY, MODERN, SchemaSet};
 use crate::session::Binaries;
 use crate::suite;
@@ -163,26 +164,14 @@ async fn run(args: Args) -> Result<bool, String> {
     Ok(totals.failed == 0)
 }
 
-/// A binary next to the harness binary (the same target folder), unless the variable `var`
-/// names it.
-pub fn sibling(var: &str, name: &str) -> Result<PathBuf, String> {
-    if let Some(p) = std::env::var_os(var) {
-        return Ok(PathBuf::from(p));
-    }
-    let harness =
-        std::env::current_exe().map_err(|e| format!("cannot find the harness binary: {e}"))?;
-    let dir = harness.parent().ok_or("the harness binary has no folder")?;
-    Ok(dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX)))
-}
-
 /// The bridge and the fixture next to the harness binary (the same target folder), unless
 /// `MCP_BRIDGE_BIN` or `BRIDGE_FIXTURE_SERVER` name them.
 fn binaries() -> Result<Binaries, String> {
     let harness =
         std::env::current_exe().map_err(|e| format!("cannot find the harness binary: {e}"))?;
     Ok(Binaries {
-        bridge: sibling("MCP_BRIDGE_BIN", "mcp-bridge-vscode")?,
-        fixture: sibling("BRIDGE_FIXTURE_SERVER", "bridge-fixture-server")?,
+        bridge: process::sibling("MCP_BRIDGE_BIN", "mcp-bridge-vscode")?,
+        fixture: process::sibling("BRIDGE_FIXTURE_SERVER", "bridge-fixture-server")?,
         harness,
         embedded: false,
     })

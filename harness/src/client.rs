@@ -458,7 +458,7 @@ async fn stop(s: &mut Session, opts: &Map<String, Value>) -> Result<(), Failure>
             within.as_millis()
         )));
     }
-    crate::runner::expect_exit(s, Some(code), Duration::ZERO).await
+    crate::exit::expect_exit(s, Some(code), Duration::ZERO).await
 }
 
 fn tool_ids(s: &mut Session, opts: &Map<String, Value>) -> Result<(), Failure> {

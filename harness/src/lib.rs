@@ -10,11 +10,13 @@
 //! | `format` | parses a transcript into directives |
 //! | `pattern` | the partial matcher: subsets, absent members, typed wildcards, captures |
 //! | `runner` | executes the directives of one transcript |
+//! | `exit` | the bridge's exit code or signal within a bound, no process of its tree left |
 //! | `session` | one running transcript: send, next frame, stderr |
 //! | `invariants` | the global checks of every frame (reference `verify()`) |
 //! | `schema` | the schema check of a frame against its own definition |
-//! | `process` | the bridge process, signals, the process tree |
+//! | `process` | the bridge process, signals, the process tree, the binaries beside the harness |
 //! | `relay`, `upstream` | the scripted upstream and the tap of the fixture |
+//! | `fixture` | the fixture's tool list, which the tests of every crate read |
 //! | `scripted_server` | a stdio server that answers from a table (the tests of `check`) |
 //! | `https` | the HTTPS fixture as the upstream (the URL form), killed or restarted by a step |
 //! | `client`, `profile` | the simulator's steps and VS Code's / Copilot's frames |
@@ -26,6 +28,8 @@ pub mod cli;
 pub mod client;
 pub mod crowd;
 pub mod embedded;
+pub mod exit;
+pub mod fixture;
 pub mod format;
 pub mod https;
 pub mod invariants;

@@ -5,7 +5,7 @@
 //! its upstream (the contract: the upstream gets the environment of the bridge). Unlike the
 //! parent links, the tag survives the exit of the bridge, so an orphan is still found (R7: no
 //! process of the tree left).
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -265,7 +265,6 @@ pub fn kill_tree(tag: &str) {
     }
 }
 
-/// Describes an exit status: `code 0` or `signal 9`.
 /// The number of a signal that transcripts name (the same on Linux and macOS).
 pub fn signal_number(name: &str) -> i32 {
     match name {
@@ -275,6 +274,7 @@ pub fn signal_number(name: &str) -> i32 {
     }
 }
 
+/// Describes an exit status: `code 0` or `signal 9`.
 pub fn describe(status: &ExitStatus) -> String {
     use std::os::unix::process::ExitStatusExt;
     match (status.code(), status.signal()) {
@@ -282,4 +282,16 @@ pub fn describe(status: &ExitStatus) -> String {
         (None, Some(s)) => format!("signal {s}"),
         _ => "an unknown status".into(),
     }
+}
+
+/// A binary next to the harness binary (the same target folder), unless the variable `var`
+/// names it.
+pub fn sibling(var: &str, name: &str) -> Result<PathBuf, String> {
+    if let Some(p) = std::env::var_os(var) {
+        return Ok(PathBuf::from(p));
+    }
+    let harness =
+        std::env::current_exe().map_err(|e| format!("cannot find the harness binary: {e}"))?;
+    let dir = harness.parent().ok_or("the harness binary has no folder")?;
+    Ok(dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX)))
 }

@@ -1,5 +1,5 @@
 //! `harness scripted-server <table.json>`: a server on stdio that answers from a table, for the
-//! tests of `harness check` (harness/tests/check.rs). It uses the automatic replies of the
+//! tests of `harness check` (harness/tests/it/check.rs). It uses the automatic replies of the
 //! scripted upstream (upstream.rs): the table's `replies` maps a method to `{"result":…}`,
 //! `{"error":…}`, `"hang"` or an array of them used in turn. A request without a reply gets
 //! -32601. `after_initialized` holds frames written after `notifications/initialized` (requests

@@ -16,10 +16,10 @@ use rmcp::model::{
 use serde_json::{Value, json};
 
 use super::{PNG, WAV};
+use crate::call::{Call, Fail, Outcome, no_input, tool};
 use crate::envelope::{self, Capabilities, LEVELS, need_form, need_roots, need_sampling};
 use crate::json::typed;
 use crate::mrtr::{self, Answers, Ask, Round, bad_state, elicited, input_required, round};
-use crate::tools::{Call, Fail, Outcome, no_input, tool};
 
 /// The `requestState` values of the rounds. The fixture keeps no state: the round is in the
 /// value, and a value that the fixture did not give is refused (-32602), as the scenario

@@ -35,7 +35,7 @@ use serde_json::{Value, json};
 
 use crate::cli::Options;
 use crate::log;
-use crate::state::lock;
+use crate::sync::lock;
 
 use clients::Client;
 
@@ -459,10 +459,10 @@ fn forbidden(server: &AuthServer, description: &str, scope: &str) -> Response {
 
 /// The definition of the tool `guarded` (only in the `--oauth` mode).
 pub fn guarded_tool() -> rmcp::model::Tool {
-    crate::tools::tool(
+    crate::call::tool(
         GUARDED,
         "Needs the OAuth scope mcp:write (the HTTP mode with --oauth only)",
-        crate::tools::no_input(),
+        crate::call::no_input(),
         false,
     )
 }

@@ -6,7 +6,7 @@ use rmcp::model::{MetaObject, ProgressNotificationParam, Tool};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Call, Fail, Outcome, no_input, tool};
+use crate::call::{Call, Fail, Outcome, no_input, tool};
 use crate::json::{arguments, schema, text_result, tool_error, typed};
 
 /// The highest `count` of `progress`: a bound on the frames of one call.

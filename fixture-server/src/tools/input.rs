@@ -5,7 +5,7 @@ use rmcp::model::Tool;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Call, Outcome, no_input, tool};
+use crate::call::{Call, Outcome, no_input, tool};
 use crate::envelope::{need_form, need_roots, need_sampling, need_sampling_tools, need_url};
 use crate::json::{arguments, text_result};
 use crate::mrtr::{self, Answers, Ask, Round, bad_state, elicited, round};

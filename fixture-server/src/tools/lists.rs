@@ -3,7 +3,7 @@ use rmcp::model::Tool;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{Call, Outcome, no_input, tool};
+use crate::call::{Call, Outcome, no_input, tool};
 use crate::json::{arguments, text_result};
 use crate::state::State;
 use std::sync::atomic::Ordering;

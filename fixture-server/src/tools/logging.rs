@@ -6,7 +6,7 @@
 use rmcp::model::{LoggingMessageNotificationParam, Tool};
 use serde_json::json;
 
-use super::{Call, Fail, Outcome, no_input, tool};
+use crate::call::{Call, Fail, Outcome, no_input, tool};
 use crate::envelope::{self, LEVELS};
 use crate::json::{text_result, typed};
 

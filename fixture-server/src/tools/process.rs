@@ -10,7 +10,7 @@ use rmcp::model::Tool;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{Call, Outcome, tool};
+use crate::call::{Call, Outcome, tool};
 use crate::json::{arguments, text_result, tool_error};
 use crate::log;
 

@@ -222,7 +222,7 @@ fn plan(args: Args) -> Result<Plan, String> {
     };
     let bridge = match args.bridge {
         Some(b) => b,
-        None => crate::cli::sibling("MCP_BRIDGE_BIN", "mcp-bridge-vscode")?,
+        None => crate::process::sibling("MCP_BRIDGE_BIN", "mcp-bridge-vscode")?,
     };
     Ok(Plan {
         profiles: match args.profile {

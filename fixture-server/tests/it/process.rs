@@ -1,14 +1,11 @@
 //! The process: the command line (exit code 2 and the cause on stderr), the end of stdin
 //! (exit code 0 in a bounded time, R7), the stderr prefix, and `--close-stdout`.
-#![allow(clippy::unwrap_used, reason = "tests")]
-
-mod support;
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::{BIN, Server};
 use serde_json::json;
-use support::{BIN, Server};
 
 #[test]
 fn the_end_of_stdin_before_any_request_exits_0() {
@@ -116,7 +113,7 @@ fn a_notification_before_the_first_request_does_not_stop_the_server() {
     server.result(1, "server/discover", json!({}));
     server.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     let result = server.call(2, "add", json!({"a": 2, "b": 3}));
-    assert_eq!(support::text(&result), "5");
+    assert_eq!(crate::support::text(&result), "5");
     server.close_stdin();
     assert!(server.wait_exit(Duration::from_secs(3)).success());
     server.wait_stderr_line("ignored a message before the first request");

@@ -1,11 +1,8 @@
 //! The tool `log` honours the log level of each request (O5): nothing without a level, the
 //! messages at the level or above otherwise, written before the result.
-#![allow(clippy::unwrap_used, reason = "tests")]
 
-mod support;
-
+use crate::support::{Server, meta, text};
 use serde_json::json;
-use support::{Server, meta, text};
 
 fn log_with(server: &mut Server, id: i64, level: Option<&str>) -> Vec<String> {
     let mut envelope = meta();

@@ -1,39 +1,10 @@
 //! Discovery, the lists and the `_meta` envelope: the identity and capabilities in
 //! `server/discover` (R1), every tool of the list with its annotations, the pages of
 //! `--many-tools` (R4), prompts, resources, completion, and the refusals of the envelope.
-#![allow(clippy::unwrap_used, reason = "tests")]
 
-mod support;
-
+use crate::support::{Server, meta};
+use harness::fixture::TOOLS;
 use serde_json::{Value, json};
-use support::{Server, meta};
-
-/// The tools of the fixture without `--many-tools`, in their order, each with its
-/// `readOnlyHint: true` (reference §4.2: the others have no `readOnlyHint`).
-const TOOLS: [(&str, bool); 22] = [
-    ("echo", true),
-    ("add", true),
-    ("slow", true),
-    ("progress", true),
-    ("bare_array", true),
-    ("structured", true),
-    ("crash", false),
-    ("shutdown", false),
-    ("ask_form", false),
-    ("ask_url", false),
-    ("ask_url_twice", false),
-    ("ask_bad_url", false),
-    ("sample", false),
-    ("sample_tools", false),
-    ("list_roots", false),
-    ("multi", false),
-    ("many_inputs", false),
-    ("toggle", false),
-    ("toggled", true),
-    ("touch", false),
-    ("log", true),
-    ("show", true),
-];
 
 fn names(list: &Value, key: &str) -> Vec<String> {
     list[key]
@@ -76,7 +47,10 @@ fn discover_names_the_versions_the_capabilities_and_the_server() {
 fn the_tool_list_has_every_tool_and_its_annotations() {
     let mut server = Server::new();
     let list = server.result(1, "tools/list", json!({}));
-    assert_eq!(names(&list, "tools"), TOOLS.map(|(name, _)| name));
+    assert_eq!(
+        names(&list, "tools"),
+        harness::fixture::tool_names().collect::<Vec<_>>()
+    );
     assert!(list.get("nextCursor").is_none(), "{list}");
     for tool in list["tools"].as_array().unwrap() {
         let name = tool["name"].as_str().unwrap();
@@ -118,7 +92,7 @@ fn many_tools_come_in_pages_without_a_null_cursor() {
     assert_eq!(all[22], "tool_0");
     assert_eq!(all.last().unwrap(), "tool_119");
     let result = server.call(20, "tool_7", json!({}));
-    assert_eq!(support::text(&result), "tool_7");
+    assert_eq!(crate::support::text(&result), "tool_7");
     let error = server.error(21, "tools/call", json!({"name": "tool_120"}));
     assert_eq!(error["code"], -32602);
     let error = server.error(22, "tools/list", json!({"cursor": "nonsense"}));

@@ -1,14 +1,11 @@
 //! `subscriptions/listen` (O6, O7): the acknowledgment, the list change of `toggle` written
 //! before the result of `toggle` (200 times), the updates of `touch`, the cancellation of a
 //! stream, and the end of the streams at the end of stdin.
-#![allow(clippy::unwrap_used, reason = "tests")]
-
-mod support;
 
 use std::time::{Duration, Instant};
 
+use crate::support::{Server, text};
 use serde_json::{Value, json};
-use support::{Server, text};
 
 const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 

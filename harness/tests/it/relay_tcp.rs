@@ -1,26 +1,14 @@
 //! The scripted upstream's relay over loopback TCP (`HARNESS_RELAY=tcp`, the only way where Unix
 //! sockets are missing): scripted transcripts pass with it as with the Unix socket.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 #[test]
 fn scripted_transcripts_pass_with_the_relay_over_loopback_tcp() {
-    let harness = PathBuf::from(env!("CARGO_BIN_EXE_harness"));
-    let bridge = harness
-        .parent()
-        .unwrap()
-        .join(format!("mcp-bridge-vscode{}", std::env::consts::EXE_SUFFIX));
-    if !bridge.is_file() {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let ok = Command::new(cargo)
-            .args(["build", "-p", "mcp-bridge-vscode"])
-            .status()
-            .expect("cargo build")
-            .success();
-        assert!(ok, "cargo build -p mcp-bridge-vscode");
-    }
+    // The bridge that the transcripts run (built once with the fixture when it is missing).
+    crate::bins::fixture();
+    let harness = crate::bins::harness();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let m1 = root.join("transcripts/m1");
     // Under CI the harness runs only with the schema checks; the spec folder is where

@@ -1,13 +1,10 @@
 //! The result texts of the tools without input requests, progress, cancellation, and the tools
 //! that end the process (`crash` exits with code 3, `shutdown` with 0).
-#![allow(clippy::unwrap_used, reason = "tests")]
-
-mod support;
 
 use std::time::{Duration, Instant};
 
+use crate::support::{Server, meta, text};
 use serde_json::json;
-use support::{Server, meta, text};
 
 #[test]
 fn each_simple_tool_gives_its_text() {

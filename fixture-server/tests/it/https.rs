@@ -1,15 +1,11 @@
 //! The HTTP mode of the fixture (`--listen`): real processes, real TLS with the test CA of
 //! `certs/`, Streamable HTTP of revision 2026-07-28 at `/mcp`.
-#![allow(clippy::unwrap_used, reason = "tests")]
-
-mod http_support;
-mod support;
 
 use std::process::{Command, Stdio};
 
-use http_support::{Events, HttpFixture, client, json_body, post, request};
+use crate::http_support::{Events, HttpFixture, client, json_body, post, request};
+use crate::support::{BIN, check_schema, text};
 use serde_json::{Value, json};
-use support::{BIN, check_schema, text};
 
 fn ca() -> reqwest::Client {
     client("ca.crt")
@@ -281,7 +277,7 @@ async fn plain_http_serves_http() {
         "tools/call",
         json!({"name": "add", "arguments": {"a": 2, "b": 3}}),
     );
-    mcp_bridge_vscode::upstream::http::install_crypto_provider();
+    crate::http_support::install_crypto_provider();
     let response = post(&reqwest::Client::new(), &fixture.url, &body)
         .send()
         .await

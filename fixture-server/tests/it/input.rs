@@ -2,12 +2,9 @@
 //! `InputRequiredResult` (keys, methods, params, `requestState`), the retry with
 //! `inputResponses` that completes each of them, and the refusals (-32021 for a capability that
 //! the client did not declare, -32602 for a `requestState` that the fixture did not give).
-#![allow(clippy::unwrap_used, reason = "tests")]
 
-mod support;
-
+use crate::support::{Server, meta_with, text};
 use serde_json::{Value, json};
-use support::{Server, meta_with, text};
 
 /// Calls a tool, expects `input_required`, and returns its result.
 fn ask(server: &mut Server, id: i64, tool: &str, arguments: Value) -> Value {

@@ -1,11 +1,8 @@
 //! `--conformance`: the tools, resources and prompts of the official conformance suite's server
 //! scenarios, on stdio (a real process), and their absence without the flag.
-#![allow(clippy::unwrap_used, reason = "tests")]
 
-mod support;
-
+use crate::support::{Server, meta_with, text};
 use serde_json::{Value, json};
-use support::{Server, meta_with, text};
 
 fn conformance() -> Server {
     Server::start(&["--conformance"])
@@ -88,7 +85,7 @@ fn the_content_tools_give_their_blocks() {
 #[test]
 fn progress_goes_0_50_100_with_the_token() {
     let mut server = conformance();
-    let mut params_meta = support::meta();
+    let mut params_meta = crate::support::meta();
     params_meta["progressToken"] = json!("p-1");
     server.request(
         1,

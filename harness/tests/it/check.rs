@@ -2,52 +2,13 @@
 //! with 120 more tools (paging), scripted servers with each problem (`harness scripted-server`),
 //! the TypeScript SDK v2 server, a command that does not exist, the HTTPS fixture by URL, and
 //! the usage errors.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use std::sync::Once;
 
 use serde_json::{Value, json};
 
-fn harness() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_harness"))
-}
-
-fn target_bin(name: &str) -> PathBuf {
-    harness()
-        .parent()
-        .expect("the target folder")
-        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
-}
-
-/// The bridge and the fixture of this build, built once when they are missing.
-fn fixture() -> PathBuf {
-    static BUILD: Once = Once::new();
-    BUILD.call_once(|| {
-        if target_bin("mcp-bridge-vscode").is_file()
-            && target_bin("bridge-fixture-server").is_file()
-        {
-            return;
-        }
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let status = Command::new(cargo)
-            .args([
-                "build",
-                "-p",
-                "mcp-bridge-vscode",
-                "-p",
-                "bridge-fixture-server",
-            ])
-            .status()
-            .expect("cargo build");
-        assert!(
-            status.success(),
-            "cargo build of the bridge and the fixture"
-        );
-    });
-    target_bin("bridge-fixture-server")
-}
+use crate::bins::{fixture, harness};
 
 struct Out {
     code: i32,
@@ -115,31 +76,6 @@ fn check_cmd(opts: &[&str], cmd: &[String]) -> Out {
     check(&args)
 }
 
-const FIXTURE_TOOLS: [&str; 22] = [
-    "echo",
-    "add",
-    "slow",
-    "progress",
-    "bare_array",
-    "structured",
-    "crash",
-    "shutdown",
-    "ask_form",
-    "ask_url",
-    "ask_url_twice",
-    "ask_bad_url",
-    "sample",
-    "sample_tools",
-    "list_roots",
-    "multi",
-    "many_inputs",
-    "toggle",
-    "toggled",
-    "touch",
-    "log",
-    "show",
-];
-
 #[test]
 fn the_fixture_is_clean_through_the_bridge_and_every_tool_has_its_vscode_id() {
     let f = fixture();
@@ -153,7 +89,7 @@ fn the_fixture_is_clean_through_the_bridge_and_every_tool_has_its_vscode_id() {
     assert_eq!(r["server"]["name"], "bridge-fixture-server");
     assert_eq!(r["server"]["revision"], "2026-07-28");
     assert_eq!(r["profiles"], json!(["local", "copilot"]));
-    for name in FIXTURE_TOOLS {
+    for name in harness::fixture::tool_names() {
         assert_eq!(
             tool(&r, name)["vscode_id"],
             format!("mcp_bridge-fixtur_{name}")

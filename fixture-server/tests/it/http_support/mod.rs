@@ -1,7 +1,5 @@
 //! Runs the real `bridge-fixture-server --listen 127.0.0.1:0` and talks to it over real TLS
 //! with the test CA of `certs/` (reqwest with rustls, only the given CA trusted).
-#![allow(dead_code, reason = "each test file uses a part of the helpers")]
-#![allow(clippy::unwrap_used, reason = "tests")]
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -89,9 +87,17 @@ impl Drop for HttpFixture {
     }
 }
 
+/// Installs ring as the default crypto provider of rustls (the clients of these tests are
+/// reqwest without a provider of its own), unless one is installed already.
+pub fn install_crypto_provider() {
+    if rustls::crypto::CryptoProvider::get_default().is_none() {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    }
+}
+
 /// A client that trusts only `ca` (a file of `certs/`).
 pub fn client(ca: &str) -> reqwest::Client {
-    mcp_bridge_vscode::upstream::http::install_crypto_provider();
+    install_crypto_provider();
     let pem = std::fs::read(cert(ca)).unwrap();
     reqwest::Client::builder()
         .tls_certs_only([reqwest::Certificate::from_pem(&pem).unwrap()])
