@@ -15,12 +15,14 @@ pub mod input;
 pub mod listen;
 pub mod log;
 pub mod logout;
-pub mod stdio_pipes;
 mod sync;
 pub mod translate;
 pub mod upstream;
 pub mod watchdog;
 pub mod wire;
+
+/// The stdio pipes moved into [`wire`]; this path stays for the binary and is to be removed.
+pub use wire::stdio_pipes;
 
 /// The version of the bridge (also the fallback `serverInfo.version`, R1).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -197,8 +197,8 @@ where
     serve_stdio_with(
         connect,
         options,
-        crate::stdio_pipes::stdin(),
-        crate::stdio_pipes::stdout(),
+        crate::wire::stdio_pipes::stdin(),
+        crate::wire::stdio_pipes::stdout(),
     )
     .await
 }
