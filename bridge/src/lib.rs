@@ -10,6 +10,7 @@
 pub mod auth;
 pub mod cli;
 pub mod embed;
+pub mod errors;
 pub mod front;
 pub mod input;
 pub mod listen;

@@ -15,7 +15,7 @@ use crate::input::answers::ClientAnswer;
 use crate::listen::filter::SUBSCRIPTION_ID_KEY;
 use crate::listen::replay::subscription_uri;
 use crate::log::{self, Level};
-use crate::translate::errors::{Cause, error_object};
+use crate::errors::{Cause, error_object};
 use crate::translate::forward::{ForwardKind, MethodClass, classify, has_modern_meta};
 use crate::translate::initialize::parse_initialize;
 use crate::translate::level;

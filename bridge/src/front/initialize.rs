@@ -12,7 +12,7 @@ use super::inflight::Slot;
 use super::{Shared, State};
 use crate::listen::replay::Declared;
 use crate::log::{self, Level, Scope};
-use crate::translate::errors::{self, error_object, format_limit};
+use crate::errors::{self, error_object, format_limit};
 use crate::translate::icons::keep_data_icons;
 use crate::translate::initialize::{InitializeParams, initialize_result, upstream_capabilities};
 use crate::translate::shape::{ResultKind, result_kind};

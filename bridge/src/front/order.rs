@@ -26,7 +26,7 @@ use super::inflight::Slot;
 use super::request::progress_frame;
 use super::state::Shared;
 use crate::input::complete::elicitation_complete;
-use crate::translate::errors::error_frame;
+use crate::errors::error_frame;
 use crate::wire::frames::{result_frame, result_line};
 use crate::wire::lazy::Body;
 

@@ -19,7 +19,7 @@ use crate::input::parse::is_input_required;
 use crate::input::state::{RefusedState, is_refused_state, refused_state_response};
 use crate::input::texts;
 use crate::log::{self, Level};
-use crate::translate::errors::{self, Cause, error_object, format_limit};
+use crate::errors::{self, Cause, error_object, format_limit};
 use crate::translate::forward::{ForwardKind, forward_object};
 use crate::translate::icons::keep_data_icons;
 use crate::translate::schema::FixKind;

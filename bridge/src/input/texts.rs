@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::error::InputError;
-use crate::translate::errors::{Cause, format_limit};
+use crate::errors::{Cause, format_limit};
 
 /// A request id of the client for a log line: an integer as it is, a string in quotes.
 pub fn request_id(id: &Value) -> String {

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::errors::{Cause, error_object};
+use crate::errors::{Cause, error_object};
 use crate::auth::failure::Failure;
 use crate::auth::outcome::SignInError;
 

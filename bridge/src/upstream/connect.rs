@@ -17,7 +17,7 @@ use super::child::{ChildOptions, ChildTransport};
 use super::events::{Inbox, events};
 use super::http::{HttpOptions, HttpTransport};
 use super::lines::LineTransport;
-use crate::translate::errors::Cause;
+use crate::errors::Cause;
 use crate::wire::writer::Room;
 
 /// What the bridge connects to.

@@ -17,7 +17,7 @@ use crate::listen::backoff::{self, Backoff, Next, StreamEnd, on_stream_end, reas
 use crate::listen::replay::{Change, listen_params, needs_stream};
 use crate::listen::stream::Purpose;
 use crate::log::{self, Level};
-use crate::translate::errors::{self, Cause, error_object, format_limit};
+use crate::errors::{self, Cause, error_object, format_limit};
 use crate::upstream::UpstreamError;
 use crate::upstream::client::{Call, CallEvent, RequestOptions, UpstreamClient};
 use crate::wire::lazy::Body;

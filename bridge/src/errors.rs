@@ -379,7 +379,7 @@ mod tests {
     /// README.md's error table has a row for every cause.
     #[test]
     fn the_readme_lists_every_cause() {
-        let readme = include_str!("../../../README.md");
+        let readme = include_str!("../../README.md");
         for cause in Cause::ALL {
             let row = format!("| `{}` | ", cause.name());
             assert!(
