@@ -8,11 +8,13 @@
 //! [`receiver`] the loopback receiver with the one-time start URL (M6), [`challenge`],
 //! [`discovery`] and [`metadata`] find the authorization server, [`registration`] the client,
 //! [`tokens`] the grants (the `oauth2` crate), [`store`] where the tokens are kept, [`start`]
-//! makes it all from the command line, and [`outcome`] / [`failure`] say why a sign-in failed.
+//! makes it all from the command line, [`outcome`] / [`failure`] say why a sign-in failed, and [`error_object`] is the error
+//! that VS Code gets for it.
 
 pub mod challenge;
 pub mod consent;
 pub mod discovery;
+pub mod error_object;
 pub mod failure;
 pub mod flow;
 pub mod identity;

@@ -7,7 +7,6 @@ pub mod initialize;
 pub mod level;
 pub mod schema;
 pub mod shape;
-pub mod sign_in;
 
 /// The error table moved to the bottom floor ([`crate::errors`]); this path stays for the
 /// integration tests and is to be removed.
