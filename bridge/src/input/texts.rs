@@ -145,7 +145,7 @@ mod tests {
             "no answers in 3600 s (input requests of the round: 2)"
         );
         assert_eq!(
-            cancelled("b-1", crate::front::inflight::REASON_TIMEOUT).to_string(),
+            cancelled("b-1", "no answer in time").to_string(),
             r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"b-1","reason":"no answer in time"}}"#
         );
     }
