@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use tracing::Instrument;
 
 use super::inflight::{REASON_CLIENT_CANCELED, Refused, Slot};
-use super::state::{Shared, State};
+use super::{Shared, State};
 use super::{initialize, inline, listener, request};
 use crate::errors::{Cause, error_object};
 use crate::input::answers::ClientAnswer;
