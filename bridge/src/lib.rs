@@ -12,6 +12,7 @@ pub mod cli;
 pub mod embed;
 pub mod errors;
 pub mod front;
+pub mod http;
 pub mod input;
 pub mod listen;
 pub mod log;

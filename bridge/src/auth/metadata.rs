@@ -10,7 +10,7 @@ use super::discovery::{
     authorization_server_metadata_urls, issuer_matches, resource_covers, resource_metadata_urls,
 };
 use super::failure::Failure;
-use crate::upstream::http::{BodyError, describe, read_body};
+use crate::http::{BodyError, describe, read_body};
 
 /// A metadata document is read up to this size.
 const MAX_DOCUMENT: usize = 1 << 20;

@@ -173,6 +173,7 @@ where
                 max_line_bytes: options.max_line_bytes,
                 max_in_flight: options.max_in_flight,
                 shutdown_grace: grace,
+                sign_in: None,
             };
             let outcome = front::serve(opts, input, output, Hooks::default()).await;
             Ok(Served::Bridge(outcome))

@@ -37,12 +37,13 @@ use tokio_util::task::TaskTracker;
 
 use self::client_requests::ClientRequests;
 use self::inflight::Inflight;
+use crate::auth::TokenSource;
 use crate::input::complete::ElicitationIds;
 use crate::translate::initialize::ServerInfoFallback;
 use crate::translate::level::LogLevel;
-use crate::upstream::connect::Target;
 use crate::upstream::client::{ClientEvent, NotificationSink, UpstreamClient};
-use crate::upstream::{self, Ended};
+use crate::upstream::connect::Target;
+use crate::upstream::Ended;
 use crate::wire::parse;
 use crate::wire::reader::{LineReader, RawLine};
 use crate::wire::writer::{Outbox, spawn_writer};
@@ -56,6 +57,10 @@ pub struct Options {
     pub max_line_bytes: usize,
     pub max_in_flight: usize,
     pub shutdown_grace: Duration,
+    /// M4: the sign-in of an upstream at a URL (the same one that its transport asks): the
+    /// front attaches its consent port to its gate and reads its time limit and counters.
+    /// `None` without a sign-in.
+    pub sign_in: Option<TokenSource>,
 }
 
 /// The connection states: before `initialize`, while the upstream answers `server/discover`,
@@ -203,10 +208,8 @@ where
             inline::on_tick(&shared);
         }
     }));
-    if let Target::Url(http) = &shared.opts.upstream
-        && let Some(session) = &http.sign_in
-    {
-        session.gate().attach(consent::FrontConsent::new(&shared));
+    if let Some(sign_in) = &shared.opts.sign_in {
+        sign_in.gate().attach(consent::FrontConsent::new(&shared));
     }
     let lines = LineReader::new(input, shared.opts.max_line_bytes);
     // The dispatch runs as a task of its own, not as the future that the caller blocks on: on

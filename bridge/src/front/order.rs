@@ -22,9 +22,9 @@
 
 use serde_json::Value;
 
+use super::Shared;
 use super::inflight::Slot;
 use super::request::progress_frame;
-use super::Shared;
 use crate::errors::error_frame;
 use crate::input::complete::elicitation_complete;
 use crate::wire::frames::{result_frame, result_line};

@@ -15,6 +15,7 @@ use super::Shared;
 use super::exchange::{Exchange, Upstream, exchange_body};
 use super::inflight::Slot;
 use super::rounds::{Next, Rounds};
+use crate::auth::TokenSource;
 use crate::auth::error_object::sign_in_error;
 use crate::errors::{self, Cause, error_object, format_limit};
 use crate::input::parse::is_input_required;
@@ -126,7 +127,7 @@ pub(crate) async fn forward_rounds(
                     timeout,
                     round: round + 1,
                     // M4: a sign-in of the request adds its own time limit.
-                    extension: upstream.transport().sign_in_wait(),
+                    extension: shared.opts.sign_in.as_ref().map(TokenSource::wait),
                 };
                 exchange_body(&shared, &slot, request).await
             }

@@ -187,7 +187,7 @@ pub(super) async fn run(
         sign_ins: None,
         after_sign_in: false,
     };
-    owner.sign_ins = owner.upstream.transport().sign_ins();
+    owner.sign_ins = shared.opts.sign_in.as_ref().map(|s| s.sign_ins());
     owner.open_current(Purpose::Start, true);
     let stop = shared.listener.stop.clone();
     loop {
