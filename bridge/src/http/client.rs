@@ -8,6 +8,8 @@ use std::time::Duration;
 use reqwest::Certificate;
 use url::Url;
 
+use crate::cli::url_rule::{Loopback, is_loopback};
+
 /// What a client is made from: the URL it serves (a loopback host goes without a proxy) and
 /// the certificates of `--ca-file`, read at start.
 #[derive(Clone, Debug)]
@@ -61,16 +63,16 @@ pub fn build_client(opts: &ClientOptions) -> Result<reqwest::Client, ClientError
         // An MCP endpoint does not redirect; a redirect could carry the headers elsewhere.
         .redirect(reqwest::redirect::Policy::none())
         .tls_certs_merge(opts.extra_roots.iter().cloned());
-    if is_loopback(&opts.url) {
+    if loopback_url(&opts.url) {
         builder = builder.no_proxy();
     }
     builder.build().map_err(|e| ClientError(describe(&e)))
 }
 
 /// A loopback host never uses a proxy (the URL rule of the command line decides what is one).
-fn is_loopback(url: &Url) -> bool {
+fn loopback_url(url: &Url) -> bool {
     url.host()
-        .is_some_and(|host| crate::cli::url_rule::is_loopback(&host))
+        .is_some_and(|host| is_loopback(&host, Loopback::UrlForm))
 }
 
 /// The text of an error of reqwest without its URL (a path or a query can hold a key): the
