@@ -147,9 +147,7 @@ def parse_use_tree(toks, i, prefix, out):
             if t == "as":
                 i += 2
                 continue
-            if t == "self" and path and path != prefix[:len(path)] + path[len(prefix):]:
-                pass
-            if t == "self" and len(path) > 0 and prefix == path:
+            if t == "self" and path and prefix == path:
                 # `use a::{self, b}`: `self` is the prefix itself.
                 i += 1
                 continue
@@ -290,12 +288,14 @@ class Crate:
             return None
         first = p[0]
         if first == "crate":
-            base, rest = (("main",) if context[:1] == ("main",) and ("main",) in self.modules
-                          and self.modules.get(()) is None else ()), p[1:]
+            # `crate::` in a binary names the binary's own modules.
+            rest = p[1:]
             if context[:1] == ("main",):
                 base = ("main",)
             elif context[:1] == ("bin",):
                 base = context[:2]
+            else:
+                base = ()
         elif first == self.lib_name:
             base, rest = (), p[1:]
         elif first in ("super", "self"):
