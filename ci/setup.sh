@@ -7,6 +7,11 @@ rustup component add rustfmt clippy >/dev/null 2>&1 || true
 # Fetch the crates once, so that the build and test steps below do not race for the registry.
 cargo fetch --locked
 bash ci/install-peers.sh
+# The layer check (ci/layers.py) needs python3 with its standard library alone.
+if ! command -v python3 >/dev/null; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 >/dev/null
+fi
 # The Windows check of the bridge builds ring's C code for the target (rustls' crypto).
 if ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
   echo "setup: installing Debian's MinGW-w64 C compiler for the Windows check" >&2

@@ -35,6 +35,9 @@ if [ ! -f "$spec/2026-07-28/schema/schema.json" ] || [ ! -f "$spec/2025-11-25/sc
 fi
 echo "== rustfmt"
 cargo fmt --all -- --check
+# No import cycle and no arrow back up in the three crates (ci/layers.py says what it checks).
+echo "== layers"
+python3 ci/layers.py
 echo "== clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 # The bridge must compile for Windows (a job object in place of the process group). The target's

@@ -10,17 +10,21 @@
 pub mod auth;
 pub mod cli;
 pub mod embed;
+pub mod errors;
 pub mod front;
+pub mod http;
 pub mod input;
 pub mod listen;
 pub mod log;
 pub mod logout;
-pub mod stdio_pipes;
 mod sync;
 pub mod translate;
 pub mod upstream;
 pub mod watchdog;
 pub mod wire;
+
+/// The stdio pipes moved into [`wire`]; this path stays for the binary and is to be removed.
+pub use wire::stdio_pipes;
 
 #[cfg(test)]
 mod rules_doc_tests;

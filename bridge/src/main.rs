@@ -8,6 +8,7 @@ use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
 
+use mcp_bridge_vscode::auth::TokenSource;
 use mcp_bridge_vscode::auth::start::session_for;
 use mcp_bridge_vscode::cli::{self, Command, USAGE, UrlTarget};
 use mcp_bridge_vscode::front::{self, Hooks, Outcome};
@@ -39,16 +40,17 @@ fn main() {
         }
     };
     log::set_threshold(options.log_level);
-    let (upstream, name) = match options.target {
+    let (upstream, name, sign_in) = match options.target {
         cli::Target::Command { command, args } => {
             let name = fallback_name(options.name.as_deref(), &command.to_string_lossy());
-            (Target::Command { command, args }, name)
+            (Target::Command { command, args }, name, None)
         }
         // The parser gives the host of the URL as the default name.
-        cli::Target::Url(target) => (
-            url_target(target),
-            options.name.unwrap_or_else(|| "mcp-server".to_owned()),
-        ),
+        cli::Target::Url(target) => {
+            let (upstream, sign_in) = url_target(target);
+            let name = options.name.unwrap_or_else(|| "mcp-server".to_owned());
+            (upstream, name, sign_in)
+        }
     };
     let upstream_pid = Arc::new(AtomicU32::new(0));
     watchdog::exit_1_on_panic(Arc::clone(&upstream_pid));
@@ -63,6 +65,7 @@ fn main() {
         max_line_bytes: options.max_line_bytes,
         max_in_flight: front::inflight::MAX_IN_FLIGHT,
         shutdown_grace: SHUTDOWN_GRACE,
+        sign_in,
     };
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -102,8 +105,9 @@ fn main() {
 }
 
 /// The URL form: the warnings of the command line, then the headers of `--header-env` and the
-/// certificates of `--ca-file`, each of which exits 2 with its cause when it cannot be used.
-fn url_target(target: UrlTarget) -> Target {
+/// certificates of `--ca-file`, each of which exits 2 with its cause when it cannot be used;
+/// with the sign-in, which the transport and the front share.
+fn url_target(target: UrlTarget) -> (Target, Option<TokenSource>) {
     for warning in target.warnings() {
         log::vscode(Level::Warn, &warning);
     }
@@ -124,21 +128,21 @@ fn url_target(target: UrlTarget) -> Target {
             std::process::exit(2);
         }
     };
-    let mut http = HttpOptions {
+    let http = HttpOptions {
         url: target.url.clone(),
         headers,
         max_response_bytes: target.max_response_bytes,
         extra_roots,
-        sign_in: None,
     };
-    http.sign_in = match session_for(&target.url, &target.headers, &target.sign_in, &http) {
-        Ok(session) => session,
+    let client = http.client_options();
+    let sign_in = match session_for(&target.url, &target.headers, &target.sign_in, &client) {
+        Ok(sign_in) => sign_in,
         Err(error) => {
             log::vscode(Level::Err, &error.to_string());
             std::process::exit(2);
         }
     };
-    Target::Url(Arc::new(http))
+    (Target::Url(Arc::new(http), sign_in.clone()), sign_in)
 }
 
 fn exit_printing(out: &mut dyn Write, text: &str, code: i32) -> ! {

@@ -100,6 +100,7 @@ fn in_process_options(upstream: &str, grace: Duration) -> Options {
         max_line_bytes: 1 << 20,
         max_in_flight: 64,
         shutdown_grace: grace,
+        sign_in: None,
     }
 }
 

@@ -19,7 +19,8 @@ use std::ffi::OsString;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use mcp_bridge_vscode::cli::{self, url_rule::check_url};
+use mcp_bridge_vscode::cli::url_rule::{Loopback, check_url, is_loopback};
+use mcp_bridge_vscode::cli::{self};
 use mcp_bridge_vscode::input::answers::{ClientAnswer, shape_answer};
 use mcp_bridge_vscode::input::check::ClientCaps;
 use mcp_bridge_vscode::input::complete::{ElicitationIds, UrlSteps};
@@ -598,9 +599,7 @@ fn fuzz_url_rules() {
         if let Ok(u) = &checked {
             assert!(u.username().is_empty() && u.password().is_none(), "{url}");
             assert!(u.fragment().is_none(), "{url}");
-            let loopback = u
-                .host()
-                .is_some_and(|h| mcp_bridge_vscode::cli::url_rule::is_loopback(&h));
+            let loopback = u.host().is_some_and(|h| is_loopback(&h, Loopback::UrlForm));
             assert!(
                 u.scheme() == "https" || (u.scheme() == "http" && loopback),
                 "{url}"

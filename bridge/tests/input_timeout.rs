@@ -30,6 +30,7 @@ fn options() -> Options {
         max_line_bytes: 1 << 20,
         max_in_flight: 64,
         shutdown_grace: Duration::from_secs(2),
+        sign_in: None,
     }
 }
 

@@ -16,6 +16,7 @@ use super::opener;
 use super::outcome::{NoQuestion, SignInError};
 use super::receiver::{Expect, IssuerCheck, Outcome, Receiver};
 use super::tokens::{Grant, Tokens};
+use crate::cli::url_rule::{Loopback, is_loopback};
 use crate::log::{self, Level};
 
 /// The prefix of the sign-in line; the line is not a log line of a scope, so that VS Code
@@ -201,7 +202,7 @@ fn check_url(url: &Url) -> Result<(), SignInError> {
     // local authorization server at http://localhost:<port> that discovery accepted is opened.
     let loopback = url
         .host()
-        .is_some_and(|h| crate::cli::url_rule::is_loopback(&h));
+        .is_some_and(|h| is_loopback(&h, Loopback::UrlForm));
     let scheme_ok = url.scheme() == "https" || (url.scheme() == "http" && loopback);
     let has_state = url
         .query_pairs()

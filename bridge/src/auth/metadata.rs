@@ -10,7 +10,8 @@ use super::discovery::{
     authorization_server_metadata_urls, issuer_matches, resource_covers, resource_metadata_urls,
 };
 use super::failure::Failure;
-use crate::upstream::http::{BodyError, describe, read_body};
+use crate::cli::url_rule::{Loopback, is_loopback};
+use crate::http::{BodyError, describe, read_body};
 
 /// A metadata document is read up to this size.
 const MAX_DOCUMENT: usize = 1 << 20;
@@ -172,7 +173,7 @@ fn is_loopback_http(url: &Url) -> bool {
     url.scheme() == "http"
         && url
             .host()
-            .is_some_and(|h| crate::cli::url_rule::is_loopback(&h))
+            .is_some_and(|h| is_loopback(&h, Loopback::UrlForm))
 }
 
 /// A JSON document, `None` for a 404 (or another status that says "not here"), an error for a

@@ -12,9 +12,10 @@ use super::identity::storage_key;
 use super::registration::ClientChoice;
 use super::session::{Session, SessionOptions};
 use super::store::{self, StoreError, TokenStore};
+use super::token_source::TokenSource;
 use crate::cli::{HeaderSpec, SignInOptions};
+use crate::http::{ClientError, ClientOptions, build_client};
 use crate::log::{self, Level};
-use crate::upstream::http::{HttpOptions, build_client};
 
 /// The variable of the secret of a pre-registered confidential client.
 pub const CLIENT_SECRET_VARIABLE: &str = "MCP_BRIDGE_CLIENT_SECRET";
@@ -25,17 +26,18 @@ pub enum StartError {
     #[error("the token store did not open: {0}")]
     Store(StoreError),
     #[error("the bridge cannot make the HTTP client of the sign-in: {0}")]
-    Client(String),
+    Client(ClientError),
 }
 
-/// The session of `url`, or `None` when a static `Authorization` header replaces the sign-in.
-/// `http` is the transport's options without the session (the same CAs and proxies).
+/// The sign-in of `url` as the transport and the front hold it, or `None` when a static
+/// `Authorization` header replaces the sign-in. `http`: what the transport's client is made
+/// of (the same CAs and proxies).
 pub fn session_for(
     url: &Url,
     headers: &[HeaderSpec],
     options: &SignInOptions,
-    http: &HttpOptions,
-) -> Result<Option<Arc<Session>>, StartError> {
+    http: &ClientOptions,
+) -> Result<Option<TokenSource>, StartError> {
     if headers
         .iter()
         .any(|h| h.name().eq_ignore_ascii_case("authorization"))
@@ -78,5 +80,5 @@ pub fn session_for(
             store: Arc::clone(&opened.store) as Arc<dyn TokenStore>,
         },
     );
-    Ok(Some(Arc::new(session)))
+    Ok(Some(TokenSource::new(Arc::new(session))))
 }

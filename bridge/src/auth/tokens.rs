@@ -15,7 +15,7 @@ use url::Url;
 use super::failure::{Failure, sanitize};
 use super::metadata::Server;
 use super::registration::{Registration, TokenAuth};
-use crate::upstream::http::{BodyError, describe, read_body};
+use crate::http::{BodyError, describe, read_body};
 
 /// A token answer is read up to this size.
 const MAX_ANSWER: usize = 64 << 10;

@@ -74,22 +74,48 @@ pub fn check_url(text: &str) -> Result<Url, &'static str> {
     if url.port() == Some(0) {
         return Err(HINT_PORT_0);
     }
-    if url.scheme() == "http" && !is_loopback(&host) {
+    if url.scheme() == "http" && !is_loopback(&host, Loopback::UrlForm) {
         return Err(HINT_SCHEME);
     }
     Ok(url)
 }
 
-/// True for the loopback hosts of the contract: `localhost`, `*.localhost`, 127.0.0.0/8,
-/// `[::1]`.
-pub fn is_loopback(host: &Host<&str>) -> bool {
-    match host {
-        Host::Domain(name) => {
+/// Which loopback rule [`is_loopback`] applies. The two differ on purpose, and the fixed
+/// vectors of both (the fuzz targets' `URL_VECTORS`) hold the difference:
+/// - the URL form's host is reached by the bridge's own HTTP client and resolver, so the rule
+///   is the documented list and nothing more (the module doc says why `localhost.` and
+///   `[::ffff:127.0.0.1]` are not in it);
+/// - a URL of a URL elicitation is opened by another program (VS Code, then a browser), so
+///   the rule (O1) takes the name `localhost` alone, in any case and in its root form
+///   `localhost.`, which every resolver and browser keeps on the machine, not the names under
+///   `.localhost`; and it takes a loopback address in its IPv4-mapped form as the browser
+///   does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Loopback {
+    /// The URL form: `localhost`, `*.localhost`, 127.0.0.0/8, `[::1]`.
+    UrlForm,
+    /// O1: `localhost` (any case, trailing dots ignored), 127.0.0.0/8, `[::1]`,
+    /// `[::ffff:127.x.x.x]`.
+    Elicitation,
+}
+
+/// True for a loopback host under `rule` (see [`Loopback`]).
+pub fn is_loopback(host: &Host<&str>, rule: Loopback) -> bool {
+    match (host, rule) {
+        (Host::Domain(name), Loopback::UrlForm) => {
             let name = name.to_ascii_lowercase();
             name == "localhost" || (name.ends_with(".localhost") && !name.starts_with('.'))
         }
-        Host::Ipv4(address) => address.octets()[0] == 127,
-        Host::Ipv6(address) => address.is_loopback(),
+        // The WHATWG parser has lowercased the name already.
+        (Host::Domain(name), Loopback::Elicitation) => name.trim_end_matches('.') == "localhost",
+        (Host::Ipv4(address), _) => address.octets()[0] == 127,
+        (Host::Ipv6(address), Loopback::UrlForm) => address.is_loopback(),
+        (Host::Ipv6(address), Loopback::Elicitation) => {
+            address.is_loopback()
+                || address
+                    .to_ipv4_mapped()
+                    .is_some_and(|v4| v4.octets()[0] == 127)
+        }
     }
 }
 

@@ -173,6 +173,7 @@ where
                 max_line_bytes: options.max_line_bytes,
                 max_in_flight: options.max_in_flight,
                 shutdown_grace: grace,
+                sign_in: None,
             };
             let outcome = front::serve(opts, input, output, Hooks::default()).await;
             Ok(Served::Bridge(outcome))
@@ -197,8 +198,8 @@ where
     serve_stdio_with(
         connect,
         options,
-        crate::stdio_pipes::stdin(),
-        crate::stdio_pipes::stdout(),
+        crate::wire::stdio_pipes::stdin(),
+        crate::wire::stdio_pipes::stdout(),
     )
     .await
 }

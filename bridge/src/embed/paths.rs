@@ -14,7 +14,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::translate::errors::{Cause, error_object};
+use crate::errors::{Cause, error_object};
 use crate::upstream::connect::{Pipe, PipeConnect};
 
 /// The read buffer of the pump.

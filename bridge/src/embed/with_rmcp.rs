@@ -40,8 +40,8 @@ where
     serve_handler(
         handler,
         options,
-        crate::stdio_pipes::stdin(),
-        crate::stdio_pipes::stdout(),
+        crate::wire::stdio_pipes::stdin(),
+        crate::wire::stdio_pipes::stdout(),
     )
     .await
 }

@@ -9,13 +9,13 @@ use serde_json::{Value, json};
 use tracing::Instrument;
 
 use super::inflight::{REASON_CLIENT_CANCELED, Refused, Slot};
-use super::state::{Shared, State};
+use super::{Shared, State};
 use super::{initialize, inline, listener, request};
+use crate::errors::{Cause, error_object};
 use crate::input::answers::ClientAnswer;
 use crate::listen::filter::SUBSCRIPTION_ID_KEY;
 use crate::listen::replay::subscription_uri;
 use crate::log::{self, Level};
-use crate::translate::errors::{Cause, error_object};
 use crate::translate::forward::{ForwardKind, MethodClass, classify, has_modern_meta};
 use crate::translate::initialize::parse_initialize;
 use crate::translate::level;

@@ -12,7 +12,7 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 
 use super::Shared;
-use super::inflight::{REASON_TIMEOUT, Slot};
+use super::inflight::{REASON_TIMEOUT, Slot, log_outcome};
 use crate::log::{self, Level};
 use crate::upstream::client::{CallEvent, RequestOptions, UpstreamClient};
 use crate::upstream::{UpstreamError, next_change};
@@ -178,34 +178,14 @@ impl Times {
     }
 }
 
-/// The outcome of an exchange that timed out, for [`log_outcome`].
+/// The outcome of an exchange that timed out, for [`super::inflight::log_outcome`].
 pub(crate) const TIMED_OUT: &str = "no response in time";
 
-/// The outcome of an exchange that got its response, for [`log_outcome`].
+/// The outcome of an exchange that got its response, for [`super::inflight::log_outcome`].
 pub(crate) fn result_text<T>(result: &Result<T, UpstreamError>) -> String {
     match result {
         Ok(_) => "response".to_owned(),
         Err(UpstreamError::Rpc(e)) => format!("error {}", e.get("code").unwrap_or(&Value::Null)),
         Err(e) => format!("failed ({e})"),
     }
-}
-
-/// The debug line of the end of the upstream request `uid` (`method`); the caller checks
-/// that the level is on.
-pub(crate) fn log_outcome(
-    method: &str,
-    slot: &Slot,
-    uid: i64,
-    round: u32,
-    started: Instant,
-    what: &str,
-) {
-    log::bridge(
-        Level::Debug,
-        &format!(
-            "upstream request {uid} ({method}, round {round} of client request {}): {what} after {} ms",
-            slot.id,
-            started.elapsed().as_millis()
-        ),
-    );
 }

@@ -13,6 +13,7 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use crate::log::{self, Level};
 use crate::upstream::client::UpstreamClient;
 
 /// The requests in flight of one connection (zig-sdk's default is unknown; 64 leaves room
@@ -64,8 +65,8 @@ impl InlineExchange {
             .client
             .upgrade()
             .is_some_and(|client| client.give_up(self.uid, reason));
-        if given_up && crate::log::enabled(crate::log::Level::Debug) {
-            super::exchange::log_outcome(&slot.method, slot, self.uid, 1, self.started, what);
+        if given_up && log::enabled(Level::Debug) {
+            log_outcome(&slot.method, slot, self.uid, 1, self.started, what);
         }
         given_up
     }
@@ -224,6 +225,26 @@ impl Inflight {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// The debug line of the end of the upstream request `uid` (`method`); the caller checks
+/// that the level is on.
+pub(crate) fn log_outcome(
+    method: &str,
+    slot: &Slot,
+    uid: i64,
+    round: u32,
+    started: Instant,
+    what: &str,
+) {
+    log::bridge(
+        Level::Debug,
+        &format!(
+            "upstream request {uid} ({method}, round {round} of client request {}): {what} after {} ms",
+            slot.id,
+            started.elapsed().as_millis()
+        ),
+    );
 }
 
 #[cfg(test)]

@@ -10,13 +10,14 @@ use serde_json::Value;
 use super::exchange::{Exchange, Upstream, exchange};
 use super::inflight::Slot;
 use super::{Shared, State};
+use crate::auth::TokenSource;
+use crate::auth::error_object::sign_in_error;
+use crate::errors::{self, error_object, format_limit};
 use crate::listen::replay::Declared;
 use crate::log::{self, Level, Scope};
-use crate::translate::errors::{self, error_object, format_limit};
 use crate::translate::icons::keep_data_icons;
 use crate::translate::initialize::{InitializeParams, initialize_result, upstream_capabilities};
 use crate::translate::shape::{ResultKind, result_kind};
-use crate::translate::sign_in::sign_in_error;
 use crate::upstream::client::{RequestOptions, UpstreamClient};
 use crate::upstream::connect::{ConnectOptions, connect};
 use crate::upstream::envelope::{Envelope, PROTOCOL_VERSION};
@@ -82,7 +83,7 @@ pub(crate) async fn run_initialize(
         timeout,
         round,
         // M4: a sign-in that begins during server/discover adds its own time limit.
-        extension: client.transport().sign_in_wait(),
+        extension: shared.opts.sign_in.as_ref().map(TokenSource::wait),
     };
     let mut outcome = exchange(&shared, &slot, discover(1)).await;
     // The versioning rule of 2026-07-28: a server that names the bridge's revision among its

@@ -25,7 +25,8 @@ use tokio::time::Instant;
 use tracing::Instrument;
 
 use super::Shared;
-use super::exchange::{Exchange, TIMED_OUT, Times, log_outcome, result_text};
+use super::exchange::{Exchange, TIMED_OUT, Times, result_text};
+use super::inflight::log_outcome;
 use super::inflight::{InlineExchange, REASON_TIMEOUT, Slot};
 use super::keep::TICK;
 use super::request::{self, Outbound, error_of, pass_through, timed_out};

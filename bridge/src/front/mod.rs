@@ -6,7 +6,8 @@
 //! first response, on none ([`inline`]: the router finishes it) (DESIGN principle 5), so that
 //! cancellations, answers to the bridge's requests and the end of input are always read.
 //!
-//! Modules: [`state`] what the tasks share, [`dispatch`] each line and event, [`order`] the
+//! Modules: this one holds what the tasks share ([`Shared`], the face of the folder that its
+//! files use), [`dispatch`] each line and event, [`order`] the
 //! one writer's ordering guarantees, [`initialize`] and [`request`] the request tasks, with
 //! [`exchange`] one upstream exchange and [`rounds`] the input rounds (M2), [`inline`] the
 //! requests without a task, [`listener`] the listen stream (M3), [`stop`] the two stop
@@ -24,11 +25,10 @@ pub(crate) mod listener;
 mod order;
 pub mod request;
 pub mod rounds;
-mod state;
 mod stop;
 
-use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -37,14 +37,16 @@ use tokio_util::task::TaskTracker;
 
 use self::client_requests::ClientRequests;
 use self::inflight::Inflight;
-pub(crate) use self::state::{Shared, State};
+use crate::auth::TokenSource;
 use crate::input::complete::ElicitationIds;
 use crate::translate::initialize::ServerInfoFallback;
+use crate::translate::level::LogLevel;
+use crate::upstream::Ended;
+use crate::upstream::client::{ClientEvent, NotificationSink, UpstreamClient};
 use crate::upstream::connect::Target;
-use crate::upstream::{self, Ended};
 use crate::wire::parse;
 use crate::wire::reader::{LineReader, RawLine};
-use crate::wire::writer::spawn_writer;
+use crate::wire::writer::{Outbox, spawn_writer};
 
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -55,6 +57,103 @@ pub struct Options {
     pub max_line_bytes: usize,
     pub max_in_flight: usize,
     pub shutdown_grace: Duration,
+    /// M4: the sign-in of an upstream at a URL (the same one that its transport asks): the
+    /// front attaches its consent port to its gate and reads its time limit and counters.
+    /// `None` without a sign-in.
+    pub sign_in: Option<TokenSource>,
+}
+
+/// The connection states: before `initialize`, while the upstream answers `server/discover`,
+/// ready (R2), and closing (after the end of stdin or the end of the upstream).
+pub(crate) enum State {
+    AwaitingInit,
+    Initializing {
+        generation: u64,
+        upstream: Option<Arc<UpstreamClient>>,
+        /// The id of VS Code's `initialize`, so that its cancellation reverts the state at once.
+        id: serde_json::Value,
+    },
+    Ready {
+        generation: u64,
+        upstream: Arc<UpstreamClient>,
+    },
+    Closing,
+}
+
+/// What the tasks of a connection share.
+pub(crate) struct Shared {
+    pub(crate) opts: Options,
+    pub(crate) outbox: Outbox,
+    pub(crate) state: Mutex<State>,
+    pub(crate) inflight: Inflight,
+    /// 0 = no `logging/setLevel` yet, else the rank of the level + 1.
+    pub(crate) level: AtomicU8,
+    pub(crate) client_requests: ClientRequests,
+    /// O1: the `elicitationId`s of URL steps, one counter per connection.
+    pub(crate) elicitation_ids: Mutex<ElicitationIds>,
+    pub(crate) tasks: TaskTracker,
+    pub(crate) stoppers: TaskTracker,
+    pub(crate) generation: AtomicU64,
+    pub(crate) events: mpsc::UnboundedSender<(u64, ClientEvent)>,
+    pub(crate) upstream_pid: Arc<AtomicU32>,
+    /// M3: the listen stream and the subscriptions.
+    pub(crate) listener: listener::Listener,
+    /// Issue 15: arming the timers of an exchange costs no wake of the runtime.
+    pub(crate) keeper: Arc<keep::Keeper>,
+    /// VS Code sent `notifications/initialized`: a sign-in from now on asks VS Code (M4).
+    pub(crate) initialized: std::sync::atomic::AtomicBool,
+}
+
+impl Shared {
+    pub(crate) fn state(&self) -> MutexGuard<'_, State> {
+        crate::sync::lock(&self.state)
+    }
+
+    /// The connection's counter of elicitation ids (held only while a round is planned).
+    pub(crate) fn elicitation_ids(&self) -> MutexGuard<'_, ElicitationIds> {
+        crate::sync::lock(&self.elicitation_ids)
+    }
+
+    /// The level that goes upstream with each new request (O5).
+    pub(crate) fn log_level(&self) -> Option<LogLevel> {
+        match self.level.load(Ordering::Relaxed) {
+            0 => None,
+            n => LogLevel::from_rank(n - 1),
+        }
+    }
+
+    /// A channel of client events for the upstream of one generation.
+    pub(crate) fn client_events(&self, generation: u64) -> mpsc::UnboundedSender<ClientEvent> {
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let events = self.events.clone();
+        tokio::spawn(async move {
+            while let Some(event) = rx.recv().await {
+                if events.send((generation, event)).is_err() {
+                    break;
+                }
+            }
+        });
+        tx
+    }
+
+    /// M3: the notifications of the upstream of one generation, on its router, in the
+    /// upstream's order (see [`listener`]). Holds the connection weakly: the upstream client
+    /// must not keep the connection alive.
+    pub(crate) fn notification_sink(self: &Arc<Self>, generation: u64) -> NotificationSink {
+        let weak = Arc::downgrade(self);
+        Arc::new(move |method, params| {
+            if let Some(shared) = weak.upgrade() {
+                dispatch::on_upstream_notification(&shared, generation, method, params);
+            }
+        })
+    }
+
+    /// Stops an upstream that no state holds any more, on a tracked task.
+    pub(crate) fn retire(&self, client: Arc<UpstreamClient>) {
+        self.stoppers.spawn(async move {
+            client.shutdown().await;
+        });
+    }
 }
 
 /// How [`serve`] ended; the executable maps it to its exit code.
@@ -109,10 +208,8 @@ where
             inline::on_tick(&shared);
         }
     }));
-    if let Target::Url(http) = &shared.opts.upstream
-        && let Some(session) = &http.sign_in
-    {
-        session.gate().attach(consent::FrontConsent::new(&shared));
+    if let Some(sign_in) = &shared.opts.sign_in {
+        sign_in.gate().attach(consent::FrontConsent::new(&shared));
     }
     let lines = LineReader::new(input, shared.opts.max_line_bytes);
     // The dispatch runs as a task of its own, not as the future that the caller blocks on: on
@@ -144,7 +241,7 @@ where
 async fn dispatch_loop<R: AsyncRead + Unpin>(
     shared: Arc<Shared>,
     mut lines: LineReader<R>,
-    mut events: mpsc::UnboundedReceiver<(u64, upstream::client::ClientEvent)>,
+    mut events: mpsc::UnboundedReceiver<(u64, ClientEvent)>,
 ) -> Outcome {
     loop {
         // Stdin is read here, without a task of its own (issue 15: one hand-off less per

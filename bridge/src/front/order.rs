@@ -22,11 +22,11 @@
 
 use serde_json::Value;
 
+use super::Shared;
 use super::inflight::Slot;
 use super::request::progress_frame;
-use super::state::Shared;
+use crate::errors::error_frame;
 use crate::input::complete::elicitation_complete;
-use crate::translate::errors::error_frame;
 use crate::wire::frames::{result_frame, result_line};
 use crate::wire::lazy::Body;
 

@@ -15,16 +15,17 @@ use super::Shared;
 use super::exchange::{Exchange, Upstream, exchange_body};
 use super::inflight::Slot;
 use super::rounds::{Next, Rounds};
+use crate::auth::TokenSource;
+use crate::auth::error_object::sign_in_error;
+use crate::errors::{self, Cause, error_object, format_limit};
 use crate::input::parse::is_input_required;
 use crate::input::state::{RefusedState, is_refused_state, refused_state_response};
 use crate::input::texts;
 use crate::log::{self, Level};
-use crate::translate::errors::{self, Cause, error_object, format_limit};
 use crate::translate::forward::{ForwardKind, forward_object};
 use crate::translate::icons::keep_data_icons;
 use crate::translate::schema::FixKind;
 use crate::translate::shape::{ResultKind, kind_of, result_kind, shape_object, shape_result};
-use crate::translate::sign_in::sign_in_error;
 use crate::upstream::UpstreamError;
 use crate::upstream::client::{RequestOptions, UpstreamClient};
 use crate::wire::lazy::{Body, LazyObject};
@@ -126,7 +127,7 @@ pub(crate) async fn forward_rounds(
                     timeout,
                     round: round + 1,
                     // M4: a sign-in of the request adds its own time limit.
-                    extension: upstream.transport().sign_in_wait(),
+                    extension: shared.opts.sign_in.as_ref().map(TokenSource::wait),
                 };
                 exchange_body(&shared, &slot, request).await
             }

@@ -5,9 +5,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::inflight::{REASON_CLIENT_CLOSED, REASON_UPSTREAM_STOPPED};
-use super::state::{Shared, State};
+use super::{Shared, State};
+use crate::errors::{Cause, error_object};
 use crate::log::{self, Level, Scope};
-use crate::translate::errors::{Cause, error_object};
 use crate::upstream::Ended;
 
 /// R7 and "The stop sequence of VS Code": cancel every request without a response, stop the

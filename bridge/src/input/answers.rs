@@ -9,7 +9,7 @@ use super::error::{InputError, RoundFailure};
 use super::forms::content_is_valid;
 use super::route::{Question, RoundPlan, Route};
 use super::shape;
-use crate::translate::errors::Cause;
+use crate::errors::Cause;
 
 /// Detail texts (without the `input request '<key>': ` prefix).
 pub mod what {

@@ -12,7 +12,7 @@ use super::error::InputError;
 use super::forms::compile_requested_schema;
 use super::parse::InputRequired;
 use super::shape::{self, ElicitMode};
-use crate::translate::errors::Cause;
+use crate::errors::Cause;
 
 /// Detail texts (without the `input request '<key>': ` prefix).
 pub mod what {

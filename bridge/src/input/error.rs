@@ -6,7 +6,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::translate::errors::{Cause, error_object};
+use crate::errors::{Cause, error_object};
 
 /// A failure of an input round that the bridge reports: a cause of the table and its detail.
 #[derive(Debug, Clone, PartialEq, Eq)]

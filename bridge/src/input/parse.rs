@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::error::InputError;
-use crate::translate::errors::Cause;
+use crate::errors::Cause;
 use crate::translate::shape::{ResultKind, result_kind};
 
 /// At most this many input requests in one round (DESIGN.md principle 7).

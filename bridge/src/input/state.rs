@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::translate::errors::code::INVALID_PARAMS;
+use crate::errors::code::INVALID_PARAMS;
 
 /// Whether an upstream error refuses the saved state: the round carried a
 /// `requestState` and the code is −32602 (no `data.reason` check: servers may omit it). A

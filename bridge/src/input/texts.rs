@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::error::InputError;
-use crate::translate::errors::{Cause, format_limit};
+use crate::errors::{Cause, format_limit};
 
 /// A request id of the client for a log line: an integer as it is, a string in quotes.
 pub fn request_id(id: &Value) -> String {
@@ -145,7 +145,7 @@ mod tests {
             "no answers in 3600 s (input requests of the round: 2)"
         );
         assert_eq!(
-            cancelled("b-1", crate::front::inflight::REASON_TIMEOUT).to_string(),
+            cancelled("b-1", "no answer in time").to_string(),
             r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"b-1","reason":"no answer in time"}}"#
         );
     }

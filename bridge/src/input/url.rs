@@ -4,6 +4,8 @@ use std::net::Ipv6Addr;
 
 use url::{Host, Url};
 
+use crate::cli::url_rule::{Loopback, is_loopback};
+
 /// O1: whether the bridge may send this URL of a URL elicitation to VS Code.
 ///
 /// Allowed: an absolute URL with the scheme `https` (any case), or `http` without user
@@ -50,7 +52,7 @@ pub fn url_allowed(raw: &str) -> bool {
     let no_userinfo = authority.userinfo().is_none()
         && whatwg.username().is_empty()
         && whatwg.password().is_none();
-    no_userinfo && is_loopback(&host)
+    no_userinfo && is_loopback(&host, Loopback::Elicitation)
 }
 
 /// Whether the WHATWG host and the RFC 3986 host text name the same host.
@@ -67,16 +69,6 @@ fn hosts_agree(whatwg: &Host<&str>, rfc_host: &str) -> bool {
             .and_then(|h| h.strip_suffix(']'))
             .and_then(|h| h.parse::<Ipv6Addr>().ok())
             .is_some_and(|b| b == *a),
-    }
-}
-
-fn is_loopback(host: &Host<&str>) -> bool {
-    match host {
-        Host::Domain(d) => d.trim_end_matches('.') == "localhost",
-        Host::Ipv4(a) => a.octets()[0] == 127,
-        Host::Ipv6(a) => {
-            *a == Ipv6Addr::LOCALHOST || a.to_ipv4_mapped().is_some_and(|v4| v4.octets()[0] == 127)
-        }
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::translate::errors::format_limit;
+use crate::errors::format_limit;
 
 /// The first wait after a lost stream.
 pub const INITIAL_BACKOFF: Duration = Duration::from_millis(500);

@@ -22,8 +22,8 @@ use crate::auth::identity::storage_key;
 use crate::auth::store::key::{self, KEY_ENV};
 use crate::auth::store::{StoreError, open_file, open_keychain, paths};
 use crate::cli::{TokenStore, USAGE};
+use crate::http::{ClientOptions, build_client, load_ca_file};
 use crate::log::{self, Level};
-use crate::upstream::http::{HttpOptions, build_client, load_ca_file};
 
 /// The stores that `logout` works on.
 enum Stores {
@@ -178,17 +178,14 @@ fn resource_metadata(url: &Url, extra_roots: Vec<reqwest::Certificate>) -> Metad
         Err(error) => return Metadata::Unreadable(error.to_string()),
     };
     runtime.block_on(async {
-        let options = HttpOptions {
+        // logout reads only the metadata of the resource: no sign-in.
+        let options = ClientOptions {
             url: url.clone(),
-            headers: Vec::new(),
-            max_response_bytes: 1 << 20,
             extra_roots,
-            // logout reads only the metadata of the resource: no sign-in.
-            sign_in: None,
         };
         let client = match build_client(&options) {
             Ok(client) => client,
-            Err(error) => return Metadata::Unreadable(error),
+            Err(error) => return Metadata::Unreadable(error.to_string()),
         };
         match crate::auth::metadata::resource(&client, url, &Challenge::default()).await {
             Ok(_) => Metadata::Covers,

@@ -72,8 +72,8 @@ impl ChildTransport {
             opts.pid.store(pid, Ordering::SeqCst);
         }
         #[cfg(unix)]
-        crate::stdio_pipes::grow_pipe(&stdout);
-        let stdin = crate::stdio_pipes::child_stdin(stdin)?;
+        crate::wire::stdio_pipes::grow_pipe(&stdout);
+        let stdin = crate::wire::stdio_pipes::child_stdin(stdin)?;
 
         let link = LineLink::spawn(stdout, stdin, opts.max_line_bytes, events.clone(), room);
         let stop = Arc::new(Notify::new());

@@ -17,7 +17,8 @@ use super::child::{ChildOptions, ChildTransport};
 use super::events::{Inbox, events};
 use super::http::{HttpOptions, HttpTransport};
 use super::lines::LineTransport;
-use crate::translate::errors::Cause;
+use crate::auth::TokenSource;
+use crate::errors::Cause;
 use crate::wire::writer::Room;
 
 /// What the bridge connects to.
@@ -28,8 +29,9 @@ pub enum Target {
         command: OsString,
         args: Vec<OsString>,
     },
-    /// `<url>`: Streamable HTTP.
-    Url(Arc<HttpOptions>),
+    /// `<url>`: Streamable HTTP, with the sign-in that gives its requests their bearer (M4;
+    /// `None` with a static `Authorization` header).
+    Url(Arc<HttpOptions>, Option<TokenSource>),
     /// M5: a server of revision 2026-07-28 in the same process, over an in-memory pipe with
     /// the line framing of stdio; each connection (each `initialize`) asks for a new pipe.
     Pipe(PipeConnect),
@@ -103,7 +105,7 @@ pub struct ConnectError {
 impl Target {
     /// True for an upstream server at a URL (O10: only `data:` icons reach VS Code).
     pub fn is_remote(&self) -> bool {
-        matches!(self, Target::Url(_))
+        matches!(self, Target::Url(..))
     }
 }
 
@@ -134,12 +136,11 @@ pub fn connect(
             })?;
             LineTransport::spawn(read, write, opts.max_line_bytes, tx, room)
         }
-        Target::Url(http) => {
-            HttpTransport::new(Arc::clone(http), tx, room).map_err(|e| ConnectError {
+        Target::Url(http, tokens) => HttpTransport::new(Arc::clone(http), tokens.clone(), tx, room)
+            .map_err(|e| ConnectError {
                 cause: Cause::NotConnected,
                 line: format!("cannot make the HTTP client for the upstream server: {e}"),
-            })?
-        }
+            })?,
     };
     Ok(Connection { transport, events })
 }

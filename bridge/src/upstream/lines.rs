@@ -51,7 +51,7 @@ impl LineLink {
     {
         let (writer, rx) = mpsc::unbounded_channel();
         let read_closed = Arc::new(Notify::new());
-        let lane = Arc::new(Lane::new(crate::stdio_pipes::direct_of(&write)));
+        let lane = Arc::new(Lane::new(crate::wire::stdio_pipes::direct_of(&write)));
         tokio::spawn(write_loop(write, rx, Arc::clone(&lane)));
         tokio::spawn(read_loop(
             read,

@@ -125,17 +125,6 @@ pub trait Transport: Send + Sync + 'static {
     /// can learn from it what later calls need (HTTP: the parameters of `x-mcp-header`), and
     /// leave out tools that it cannot call.
     fn tools_listed(&self, _result: &mut Value) {}
-    /// M4: changes after each completed sign-in (a listen stream refused with 401/403 opens
-    /// again then); `None` for a transport without a sign-in.
-    fn sign_ins(&self) -> Option<watch::Receiver<u64>> {
-        None
-    }
-    /// M4: the sign-in time limit, and a receiver that changes when a sign-in begins
-    /// (`server/discover` then waits `--discover-timeout` plus the limit); `None` without a
-    /// sign-in.
-    fn sign_in_wait(&self) -> Option<(std::time::Duration, watch::Receiver<u64>)> {
-        None
-    }
 }
 
 /// Why an upstream request failed (the front maps each to the error table).
@@ -178,8 +167,8 @@ impl fmt::Display for UpstreamError {
     }
 }
 
-/// M4: the next change of a sign-in counter ([`Transport::sign_ins`],
-/// [`Transport::sign_in_wait`]); never without one, or after its sender is gone.
+/// M4: the next change of a sign-in counter ([`crate::auth::TokenSource::sign_ins`],
+/// [`crate::auth::TokenSource::wait`]); never without one, or after its sender is gone.
 pub async fn next_change(counter: &mut Option<watch::Receiver<u64>>) {
     match counter {
         Some(rx) => {

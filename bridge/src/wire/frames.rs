@@ -1,5 +1,5 @@
 //! The success frame of a response (the error frames come from the error table,
-//! [`crate::translate::errors`]).
+//! [`crate::errors`]).
 
 use serde_json::{Value, json};
 

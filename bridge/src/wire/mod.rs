@@ -2,7 +2,8 @@
 //! recovery, the pass-through parse of the members that no rule reads ([`fast`], [`lazy`],
 //! [`scan`]), the frames as byte pieces ([`out`]), the spare buffers of large lines
 //! ([`pool`]), the lane that orders the frames of one sink ([`lane`]), and the single writer
-//! of stdout.
+//! of stdout, and stdin / stdout / the upstream command's stdin as async pipes
+//! ([`stdio_pipes`]).
 
 pub mod fast;
 pub mod frames;
@@ -14,5 +15,6 @@ pub mod pool;
 pub mod reader;
 pub mod recover;
 pub mod scan;
+pub mod stdio_pipes;
 pub mod surrogates;
 pub mod writer;

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use super::recover::recover_id;
 use super::surrogates::replace_lone_surrogates;
-use crate::translate::errors::Cause;
+use crate::errors::Cause;
 
 /// The nesting limit: serde_json's recursion limit, which the parser enforces itself.
 pub const MAX_DEPTH: usize = 128;

@@ -155,7 +155,7 @@ where
 {
     let (tx, rx) = mpsc::unbounded_channel();
     let room = Room::new(limit);
-    let lane = Arc::new(Lane::new(crate::stdio_pipes::direct_of(&sink)));
+    let lane = Arc::new(Lane::new(crate::wire::stdio_pipes::direct_of(&sink)));
     let handle = tokio::spawn(write_loop(sink, rx, room.clone(), Arc::clone(&lane)));
     (Outbox { tx, room, lane }, handle)
 }

@@ -11,13 +11,13 @@ use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
 use super::{Command, Entry};
+use crate::errors::{self, Cause, error_object, format_limit};
 use crate::front::Shared;
 use crate::front::inflight::Slot;
 use crate::listen::backoff::{self, Backoff, Next, StreamEnd, on_stream_end, reason};
 use crate::listen::replay::{Change, listen_params, needs_stream};
 use crate::listen::stream::Purpose;
 use crate::log::{self, Level};
-use crate::translate::errors::{self, Cause, error_object, format_limit};
 use crate::upstream::UpstreamError;
 use crate::upstream::client::{Call, CallEvent, RequestOptions, UpstreamClient};
 use crate::wire::lazy::Body;
@@ -155,7 +155,7 @@ fn change_error(ending: &Ending) -> Value {
         Err(UpstreamError::TransportFailed(_)) => {
             error_object(Cause::TransportFailed, Some(DETAIL))
         }
-        Err(UpstreamError::SignIn(e)) => crate::translate::sign_in::sign_in_error(e),
+        Err(UpstreamError::SignIn(e)) => crate::auth::error_object::sign_in_error(e),
         Ok(_) | Err(UpstreamError::InvalidResponse(_) | UpstreamError::HttpStatus(_)) => {
             error_object(Cause::InvalidResponse, Some(DETAIL))
         }
@@ -187,7 +187,7 @@ pub(super) async fn run(
         sign_ins: None,
         after_sign_in: false,
     };
-    owner.sign_ins = owner.upstream.transport().sign_ins();
+    owner.sign_ins = shared.opts.sign_in.as_ref().map(|s| s.sign_ins());
     owner.open_current(Purpose::Start, true);
     let stop = shared.listener.stop.clone();
     loop {

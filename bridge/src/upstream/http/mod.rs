@@ -10,8 +10,6 @@
 //! list change and a result is the order of their arrival (the contract's quirk on list
 //! changes gives no order for a URL).
 
-pub mod body;
-mod client;
 pub mod headers;
 pub mod params;
 mod post;
@@ -20,20 +18,46 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
+use reqwest::Certificate;
 use serde_json::Value;
 use tokio::sync::watch;
 use tokio::task::AbortHandle;
+use url::Url;
 
-pub use self::body::{BodyError, read_body};
-pub use self::client::{
-    CaError, HttpOptions, build_client, describe, install_crypto_provider, load_ca_file,
-};
 use self::params::{ParamHeader, call_headers, param_headers};
 use super::events::Events;
 use super::{Ended, Transport, TransportEvent};
+use crate::auth::TokenSource;
+use crate::http::{ClientError, ClientOptions, build_client};
+/// The HTTP floor moved to [`crate::http`]; these paths stay for the binary, the examples and
+/// the other crates of the workspace, and are to be removed.
+pub use crate::http::{install_crypto_provider, load_ca_file};
 use crate::log::{self, Level};
 use crate::sync::lock;
 use crate::wire::writer::Room;
+
+/// The options of an upstream at a URL.
+#[derive(Clone, Debug)]
+pub struct HttpOptions {
+    pub url: Url,
+    /// The headers of `--header` and `--header-env`, checked and resolved at start. Their
+    /// values never reach a log line.
+    pub headers: Vec<(String, String)>,
+    /// `--max-response-bytes`: the limit of one JSON body and of one SSE event.
+    pub max_response_bytes: usize,
+    /// The certificates of `--ca-file`, read at start.
+    pub extra_roots: Vec<Certificate>,
+}
+
+impl HttpOptions {
+    /// What the HTTP client of this upstream (and of its sign-in) is made from.
+    pub fn client_options(&self) -> ClientOptions {
+        ClientOptions {
+            url: self.url.clone(),
+            extra_roots: self.extra_roots.clone(),
+        }
+    }
+}
 
 /// A connection to an upstream server at a URL.
 pub struct HttpTransport {
@@ -47,23 +71,27 @@ pub struct HttpTransport {
 
 impl HttpTransport {
     /// Makes the transport; fails only when the HTTP client cannot be made (an invalid proxy
-    /// variable, for example). No connection is opened before the first request.
+    /// variable, for example). No connection is opened before the first request. `tokens`:
+    /// the sign-in that gives each request its bearer and answers 401 and 403 (M4); `None`
+    /// with a static `Authorization` header.
     pub fn new(
         opts: Arc<HttpOptions>,
+        tokens: Option<TokenSource>,
         events: Events,
         room: Room,
-    ) -> Result<Arc<HttpTransport>, String> {
+    ) -> Result<Arc<HttpTransport>, ClientError> {
         // With a sign-in, its client serves the MCP requests too: it was made from the same
         // options, and its CAs are loaded once.
-        let client = match &opts.sign_in {
-            Some(session) => session.http().clone(),
-            None => build_client(&opts)?,
+        let client = match &tokens {
+            Some(tokens) => tokens.http().clone(),
+            None => build_client(&opts.client_options())?,
         };
         let (end_tx, _) = watch::channel(None);
         Ok(Arc::new(HttpTransport {
             shared: Arc::new(post::PostContext {
                 client,
                 opts,
+                tokens,
                 events,
                 room,
             }),
@@ -133,15 +161,6 @@ impl Transport for HttpTransport {
 
     fn is_remote(&self) -> bool {
         true
-    }
-
-    fn sign_ins(&self) -> Option<watch::Receiver<u64>> {
-        self.shared.opts.sign_in.as_ref().map(|s| s.sign_ins())
-    }
-
-    fn sign_in_wait(&self) -> Option<(std::time::Duration, watch::Receiver<u64>)> {
-        let session = self.shared.opts.sign_in.as_ref()?;
-        Some((session.timeout(), session.began()))
     }
 
     /// The transport's rule on `x-mcp-header`: a tool whose annotation breaks a constraint

@@ -20,15 +20,29 @@ pub struct ParamHeader {
     pub name: String,
 }
 
+/// Why a tool is left out of `tools/list`: its annotation breaks a constraint (the text is
+/// the warning line's).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParamError {
+    #[error("the header name {0} occurs twice")]
+    Twice(String),
+    #[error("x-mcp-header at /{0} is not on a property reached through properties alone")]
+    NotReachable(String),
+    #[error("x-mcp-header at /{0} is not an HTTP token")]
+    NotToken(String),
+    #[error("x-mcp-header {0} is on a property that is not a string, an integer or a boolean")]
+    NotPrimitive(String),
+}
+
 /// The mirrored parameters of one input schema, or why the tool must be left out.
-pub fn param_headers(input_schema: &Value) -> Result<Vec<ParamHeader>, String> {
+pub fn param_headers(input_schema: &Value) -> Result<Vec<ParamHeader>, ParamError> {
     let mut found = Vec::new();
     collect(input_schema, &mut Vec::new(), &mut found)?;
     let mut seen: Vec<String> = Vec::new();
     for header in &found {
         let lower = header.name.to_ascii_lowercase();
         if seen.contains(&lower) {
-            return Err(format!("the header name {} occurs twice", header.name));
+            return Err(ParamError::Twice(header.name.clone()));
         }
         seen.push(lower);
     }
@@ -41,7 +55,7 @@ fn collect(
     schema: &Value,
     path: &mut Vec<String>,
     found: &mut Vec<ParamHeader>,
-) -> Result<(), String> {
+) -> Result<(), ParamError> {
     match schema {
         Value::Object(map) => {
             if let Some(name) = map.get(KEY) {
@@ -75,30 +89,25 @@ fn check_annotation(
     property: &Map<String, Value>,
     name: &Value,
     path: &[String],
-) -> Result<ParamHeader, String> {
+) -> Result<ParamHeader, ParamError> {
     let statically_reachable = !path.is_empty()
         && path.len().is_multiple_of(2)
         && path.iter().step_by(2).all(|k| k == "properties");
     if !statically_reachable {
-        return Err(format!(
-            "{KEY} at /{} is not on a property reached through properties alone",
-            path.join("/")
-        ));
+        return Err(ParamError::NotReachable(path.join("/")));
     }
     let Some(name) = name
         .as_str()
         .filter(|n| !n.is_empty() && n.bytes().all(is_tchar))
     else {
-        return Err(format!("{KEY} at /{} is not an HTTP token", path.join("/")));
+        return Err(ParamError::NotToken(path.join("/")));
     };
     let primitive = matches!(
         property.get("type").and_then(Value::as_str),
         Some("string" | "integer" | "boolean")
     );
     if !primitive {
-        return Err(format!(
-            "{KEY} {name} is on a property that is not a string, an integer or a boolean"
-        ));
+        return Err(ParamError::NotPrimitive(name.to_owned()));
     }
     Ok(ParamHeader {
         path: path.iter().skip(1).step_by(2).cloned().collect(),

@@ -12,11 +12,12 @@ use reqwest::StatusCode;
 use reqwest::header::{CONTENT_TYPE, HeaderName, HeaderValue, WWW_AUTHENTICATE};
 use serde_json::Value;
 
-use super::body::{BodyError, read_body};
-use super::client::{HttpOptions, describe};
+use super::HttpOptions;
 use super::headers::ACCEPT;
+use crate::auth::TokenSource;
 use crate::auth::challenge::{self, Challenge};
 use crate::auth::outcome::SignInError;
+use crate::http::{BodyError, describe, read_body};
 use crate::log::{self, Level};
 use crate::upstream::events::Events;
 use crate::upstream::{TransportEvent, UpstreamError};
@@ -27,6 +28,8 @@ use crate::wire::writer::Room;
 pub(super) struct PostContext {
     pub client: reqwest::Client,
     pub opts: Arc<HttpOptions>,
+    /// M4: the bearer of each request and the answer to a 401 or 403.
+    pub tokens: Option<TokenSource>,
     pub events: Events,
     pub room: Room,
 }
@@ -61,11 +64,11 @@ impl PostContext {
         body: Bytes,
         may_sign_in: bool,
     ) {
-        let session = self.opts.sign_in.clone();
+        let tokens = self.tokens.as_ref();
         let mut answered = false;
         let error = loop {
-            let token: Option<String> = match &session {
-                Some(session) => session.bearer().await,
+            let token: Option<String> = match tokens {
+                Some(tokens) => tokens.bearer().await,
                 None => None,
             };
             let refused = match self.post(&std_headers, body.clone(), token.clone()).await {
@@ -78,7 +81,7 @@ impl PostContext {
                 Err(PostError::Refused { status, challenge }) => (status, challenge),
             };
             let (status, challenge) = refused;
-            let Some(session) = session.clone().filter(|_| !answered) else {
+            let Some(tokens) = tokens.filter(|_| !answered) else {
                 // Refused again right after a sign-in: the account lacks the access.
                 break if answered && may_sign_in {
                     UpstreamError::SignIn(SignInError::Forbidden(status))
@@ -87,7 +90,7 @@ impl PostContext {
                 };
             };
             answered = true;
-            match session.answer(status, challenge, token, may_sign_in).await {
+            match tokens.answer(status, challenge, token, may_sign_in).await {
                 Ok(()) => continue,
                 Err(SignInError::NeedsSignIn(status)) => break UpstreamError::HttpStatus(status),
                 Err(e) => break UpstreamError::SignIn(e),
@@ -135,7 +138,7 @@ impl PostContext {
             .map(|v| v.to_ascii_lowercase())
             .unwrap_or_default();
         if (status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN)
-            && self.opts.sign_in.is_some()
+            && self.tokens.is_some()
         {
             let values = response.headers().get_all(WWW_AUTHENTICATE);
             let challenge = challenge::parse(values.iter().filter_map(|v| v.to_str().ok()));

@@ -4,9 +4,9 @@
 
 use serde_json::Value;
 
-use super::errors::{Cause, error_object};
-use crate::auth::failure::Failure;
-use crate::auth::outcome::SignInError;
+use super::failure::Failure;
+use super::outcome::SignInError;
+use crate::errors::{Cause, error_object};
 
 /// The error object of `error`.
 pub fn sign_in_error(error: &SignInError) -> Value {

@@ -3,28 +3,26 @@
 //! `NO_PROXY`, and never a proxy for a loopback host.
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::Certificate;
 use url::Url;
 
-use crate::auth::session::Session;
+use crate::cli::url_rule::{Loopback, is_loopback};
 
-/// The options of an upstream at a URL.
+/// What a client is made from: the URL it serves (a loopback host goes without a proxy) and
+/// the certificates of `--ca-file`, read at start.
 #[derive(Clone, Debug)]
-pub struct HttpOptions {
+pub struct ClientOptions {
     pub url: Url,
-    /// The headers of `--header` and `--header-env`, checked and resolved at start. Their
-    /// values never reach a log line.
-    pub headers: Vec<(String, String)>,
-    /// `--max-response-bytes`: the limit of one JSON body and of one SSE event.
-    pub max_response_bytes: usize,
-    /// The certificates of `--ca-file`, read at start.
     pub extra_roots: Vec<Certificate>,
-    /// M4: the sign-in that answers 401 and 403; `None` with a static `Authorization` header.
-    pub sign_in: Option<Arc<Session>>,
 }
+
+/// Why the client cannot be made (an invalid proxy variable, for example); the text names no
+/// URL and no header value.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ClientError(String);
 
 /// Connecting takes at most this long; the time limit of a request is the front's.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -57,24 +55,24 @@ pub fn install_crypto_provider() {
     }
 }
 
-/// Makes the client; the error text names no URL and no header value.
-pub fn build_client(opts: &HttpOptions) -> Result<reqwest::Client, String> {
+/// Makes the client.
+pub fn build_client(opts: &ClientOptions) -> Result<reqwest::Client, ClientError> {
     install_crypto_provider();
     let mut builder = reqwest::Client::builder()
         .connect_timeout(CONNECT_TIMEOUT)
         // An MCP endpoint does not redirect; a redirect could carry the headers elsewhere.
         .redirect(reqwest::redirect::Policy::none())
         .tls_certs_merge(opts.extra_roots.iter().cloned());
-    if is_loopback(&opts.url) {
+    if loopback_url(&opts.url) {
         builder = builder.no_proxy();
     }
-    builder.build().map_err(|e| describe(&e))
+    builder.build().map_err(|e| ClientError(describe(&e)))
 }
 
 /// A loopback host never uses a proxy (the URL rule of the command line decides what is one).
-fn is_loopback(url: &Url) -> bool {
+fn loopback_url(url: &Url) -> bool {
     url.host()
-        .is_some_and(|host| crate::cli::url_rule::is_loopback(&host))
+        .is_some_and(|host| is_loopback(&host, Loopback::UrlForm))
 }
 
 /// The text of an error of reqwest without its URL (a path or a query can hold a key): the

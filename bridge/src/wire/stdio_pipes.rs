@@ -13,7 +13,7 @@ use std::task::{Context, Poll};
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use crate::wire::lane::TryWrite;
+use super::lane::TryWrite;
 
 /// The pipe buffer that the bridge asks for (Linux): a large frame then needs 16 times fewer
 /// wake-ups than with the default 64 KiB. 1 MiB is the default maximum for a process.

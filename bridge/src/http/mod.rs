@@ -1,0 +1,14 @@
+//! The HTTP floor of the URL form, under the sign-in ([`crate::auth`]) and the transport
+//! ([`crate::upstream::http`]) alike: the client (rustls with the system's CAs and those of
+//! `--ca-file`, the proxies, never a proxy for a loopback host), the crypto provider, a body
+//! read up to a limit, and the text of an error without its URL. It knows neither the sign-in
+//! nor MCP.
+
+mod body;
+mod client;
+
+pub use self::body::{BodyError, read_body};
+pub use self::client::{
+    CaError, ClientError, ClientOptions, build_client, describe, install_crypto_provider,
+    load_ca_file,
+};
