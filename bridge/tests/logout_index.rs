@@ -124,7 +124,10 @@ fn logout_updates_the_index(setup: &Setup, store: &dyn TokenStore) {
         stderr.contains("logout deleted the stored sign-in of the account \"home\""),
         "{stderr}"
     );
-    assert_eq!(store.list().expect("the index"), [work.clone()]);
+    assert_eq!(
+        store.list().expect("the index"),
+        std::slice::from_ref(&work)
+    );
     assert_eq!(store.load(&home), Ok(None));
     assert!(store.load(&work).expect("load").is_some());
 
