@@ -2,7 +2,8 @@
 //! processes: the bridge with the file store in front of `bridge-fixture-server --oauth`. The
 //! test plays the attacker who holds a real authorization code of the fixture: a redirect with
 //! a wrong `state`, one without `state`, and the real redirect replayed after the sign-in. The
-//! receiver refuses each (400, or the receiver is already closed after the sign-in), the
+//! receiver refuses each (400; after a sign-in without a start URL the port is closed, with
+//! one it stays for the late grace and answers 400), the
 //! sign-in stays pending until the real redirect, the forged code is never exchanged and
 //! nothing is stored before the real redirect.
 #![cfg(unix)]
@@ -10,11 +11,13 @@
 mod support;
 
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 use support::https_fixture::ca_file;
-use support::oauth::{bridge, counters, free_port, get, oauth_fixture, wait_sign_in};
+use support::oauth::{
+    bridge, browser_script, counters, free_port, get, oauth_fixture, wait_sign_in,
+};
 use support::{call, vscode_initialize};
 
 const KEY: &str = "5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f70819203";
@@ -156,5 +159,42 @@ fn forged_redirects_with_a_wrong_or_no_state_are_refused_and_a_replay_after_succ
     let stderr = b.stderr();
     assert!(!stderr.contains("bfx_code_"), "{stderr}");
     assert!(!stderr.contains("forged-state"), "{stderr}");
+    b.close_and_expect_exit_0();
+}
+
+/// With a browser opener the receiver stays on its port for the late grace after the code
+/// (M6): the real redirect replayed there is refused (400) and exchanges nothing.
+#[test]
+fn the_redirect_replayed_in_the_late_grace_of_the_receiver_is_refused() {
+    let fixture = oauth_fixture(&[]);
+    let dir = tempfile::tempdir().expect("dir");
+    // The opener only records the start URL; the test plays the browser.
+    let script = browser_script(dir.path(), Some(":"));
+    let script = script.to_string_lossy().into_owned();
+    let port = free_port();
+    let mut b = bridge(&fixture.url, port, &[], &[("BROWSER", script.as_str())]);
+    b.send(&vscode_initialize(1));
+    let argv = dir.path().join("argv");
+    let since = Instant::now();
+    let start = loop {
+        if let Some(line) = std::fs::read_to_string(&argv)
+            .ok()
+            .and_then(|t| t.lines().next().map(str::to_owned))
+        {
+            break line;
+        }
+        assert!(since.elapsed() < support::EXCHANGE, "the opener never ran");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let (status, authorization) = get(&start);
+    assert_eq!(status, 303, "{start}");
+    let real = authorization_redirect(&authorization.expect("the authorization URL"));
+    assert_eq!(get(&real).0, 200);
+    let r = b.response(1);
+    assert!(r.get("result").is_some(), "{r}\nstderr:\n{}", b.stderr());
+    assert_eq!(get(&real).0, 400, "the replay in the late grace");
+    b.no_frame(SETTLE);
+    let c = counters(&fixture);
+    assert_eq!(c["token_requests"]["authorization_code"], 1, "{c}");
     b.close_and_expect_exit_0();
 }
