@@ -3,9 +3,9 @@
 //! test plays the attacker who holds a real authorization code of the fixture: a redirect with
 //! a wrong `state`, one without `state`, and the real redirect replayed after the sign-in. The
 //! receiver refuses each (400; after a sign-in without a start URL the port is closed, with
-//! one it stays for the late grace and answers 400), the
-//! sign-in stays pending until the real redirect, the forged code is never exchanged and
-//! nothing is stored before the real redirect.
+//! one it stays for the late grace and answers 400), the sign-in stays pending until the real
+//! redirect, the forged code is never exchanged and nothing is stored before the real
+//! redirect.
 #![cfg(unix)]
 
 mod support;
