@@ -349,9 +349,13 @@ fn v1_end_of_input_at_each_phase() {
     let mut b = Bridge::start(&["--", &fixture()]);
     b.close_and_expect_exit_0();
     // During discover (the upstream never answers).
-    let mut b = scripted(&[], "while read -r l; do :; done");
+    // The upstream says on its stderr that server/discover reached it.
+    let mut b = scripted(
+        &[],
+        "read -r l; echo discover-arrived >&2; while read -r l; do :; done",
+    );
     b.send(&vscode_initialize(1));
-    std::thread::sleep(Duration::from_millis(100));
+    b.expect_text("discover-arrived");
     b.close_and_expect_exit_0();
     never_answered(&b.all_frames, &[json!(1)]);
     // Ready and idle.
@@ -362,7 +366,10 @@ fn v1_end_of_input_at_each_phase() {
     let mut b = Bridge::start(&["--", &fixture()]);
     b.initialize();
     b.send(&call(2, "slow", json!({"ms": 60_000})));
-    std::thread::sleep(Duration::from_millis(100));
+    // The upstream reads its stdin in order: the answer of a later call means that the slow
+    // call reached it.
+    let r = b.exchange(&call(3, "add", json!({"a": 1, "b": 2})));
+    assert_eq!(r["result"]["content"][0]["text"], "3", "{r}");
     b.close_and_expect_exit_0();
     never_answered(&b.all_frames, &[json!(2)]);
     // Mid-round: VS Code holds b-1; it gets notifications/cancelled for it.
@@ -393,10 +400,10 @@ fn v1_end_of_input_at_each_phase() {
 /// and the end of stdin then stops it with exit 0 (by itself, at the latest by the watchdog).
 #[test]
 fn v2_vscode_stops_reading_stdout() {
-    use std::io::{BufRead, BufReader, Read, Write};
+    use std::io::{BufRead, BufReader, Write};
     use std::process::{Command, Stdio};
     let mut child = Command::new(support::bridge_bin())
-        .args(["--", &fixture()])
+        .args(["--log-level", "debug", "--", &fixture()])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -405,11 +412,15 @@ fn v2_vscode_stops_reading_stdout() {
     let mut stdin = child.stdin.take().expect("stdin");
     let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
     let stderr = child.stderr.take().expect("stderr");
+    // Stderr line by line: the debug line of each upstream exchange tells when a result is
+    // back in the bridge.
     let (tx, stderr_done) = std::sync::mpsc::channel();
+    let (lines_tx, lines) = std::sync::mpsc::channel::<String>();
     std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = BufReader::new(stderr).read_to_string(&mut text);
-        let _ = tx.send(text);
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = lines_tx.send(line);
+        }
+        let _ = tx.send(());
     });
     let send = |stdin: &mut std::process::ChildStdin, v: &Value| {
         stdin.write_all(format!("{v}\n").as_bytes()).expect("write");
@@ -421,8 +432,21 @@ fn v2_vscode_stops_reading_stdout() {
     for id in 2..42 {
         send(&mut stdin, &call(id, "echo", json!({ "text": text })));
     }
-    // Give the bridge time to fill the pipe and its queue, then measure.
-    std::thread::sleep(Duration::from_millis(1500));
+    // Measure once the bridge's queue for stdout is at its bound (32 MiB of frames: the reader
+    // of the upstream pauses there): at least 31 results of 1 MiB are back in the bridge.
+    let mut back = 0;
+    let deadline = Instant::now() + support::EXCHANGE;
+    while back < 31 {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let line = lines
+            .recv_timeout(left)
+            .unwrap_or_else(|_| panic!("{back} results came back"));
+        if line.contains("(tools/call, round 1 of client request ")
+            && line.contains("): response after ")
+        {
+            back += 1;
+        }
+    }
     let peak = support::faults::vm_hwm_kib(child.id());
     drop(stdin);
     let since = Instant::now();

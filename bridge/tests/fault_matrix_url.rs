@@ -1,7 +1,8 @@
 //! The fault matrix of the URL form (bridge/README.md "Reliability"): 5xx, 408 and 429, a
 //! reset in the middle of an SSE stream, a TLS failure, a response that never ends, and an
 //! event over `--max-response-bytes`. An upstream at a URL never stops the bridge: each row
-//! checks the failed request's answer (exactly once), the contract's line, that the next
+//! checks the failed request's answer (exactly once), the contract's line (the warning, or the
+//! debug line of the failed exchange where the row has no warning), that the next
 //! request still works, and exit 0 with no process left at the end of stdin.
 #![cfg(unix)]
 
@@ -54,6 +55,15 @@ fn fail_then_ok(b: &mut Bridge) -> Value {
     r
 }
 
+/// The debug line of the failed call (request 2, the contract's line of each upstream
+/// exchange) with its outcome; the bridges of the rows with no warning run at the debug level.
+fn expect_call_line(b: &Bridge, outcome: &str) {
+    let line = format!(
+        "mcp-bridge-vscode: bridge: debug: upstream request 2 (tools/call, round 1 of client request 2): {outcome}"
+    );
+    b.expect_line(|l| l.starts_with(&line));
+}
+
 fn finish(mut b: Bridge, ids: &[Value]) {
     b.close_and_expect_exit_0();
     answered_once(&b.all_frames, ids);
@@ -63,13 +73,14 @@ fn finish(mut b: Bridge, ids: &[Value]) {
 fn h1_5xx_408_429_on_a_call_fail_that_call_only() {
     for status in [500u16, 503, 408, 429] {
         let server = raw(move |_| Answer::Bytes(status_response(status)));
-        let mut b = Bridge::start(&[&server.url]);
+        let mut b = Bridge::start(&["--log-level", "debug", &server.url]);
         b.initialize();
         let r = fail_then_ok(&mut b);
         assert!(
             r.to_string().contains(&format!("HTTP status {status}")),
             "status {status}: {r}"
         );
+        expect_call_line(&b, &format!("failed (HTTP status {status}) after "));
         finish(b, &[json!(1), json!(2), json!(3)]);
     }
 }
@@ -101,10 +112,11 @@ fn h3_a_reset_in_the_middle_of_an_sse_stream() {
         bytes.extend_from_slice(b"data: {\"jsonrpc\":\"2.0\",\"id\"");
         Answer::BytesThenClose(bytes)
     });
-    let mut b = Bridge::start(&[&server.url]);
+    let mut b = Bridge::start(&["--log-level", "debug", &server.url]);
     b.initialize();
     let r = fail_then_ok(&mut b);
     assert_eq!(r["error"]["data"]["cause"], "transport_failed", "{r}");
+    expect_call_line(&b, "failed (the connection failed (");
     finish(b, &[json!(1), json!(2), json!(3)]);
 }
 
@@ -114,8 +126,11 @@ fn h4_a_tls_failure() {
     let mut b = Bridge::start(&["--ca-file", &ca(), &fixture.url]);
     let r = b.exchange(&vscode_initialize(1));
     assert_eq!(r["error"]["data"]["cause"], "discover_failed", "{r}");
+    // The cause is the certificate (not any failure to connect).
     b.expect_line(|l| {
-        l.starts_with("mcp-bridge-vscode: bridge: warning: server/discover failed: ")
+        l.starts_with(
+            "mcp-bridge-vscode: bridge: warning: server/discover failed: the connection failed (",
+        ) && l.contains("invalid peer certificate: UnknownIssuer")
     });
     // The URL form never stops the bridge: a later initialize tries again.
     let r = b.exchange(&vscode_initialize(2));
@@ -135,6 +150,9 @@ fn h5_a_response_that_never_ends() {
         json!({"cause":"discover_failed","detail":"no response in 1 s"})
     );
     assert!(since.elapsed() < Duration::from_secs(5));
+    b.expect_line(|l| {
+        l == "mcp-bridge-vscode: bridge: warning: server/discover failed: no response in 1 s"
+    });
     // The bridge gave the request up: it closed the connection.
     let deadline = Instant::now() + Duration::from_secs(5);
     while hang.closed_hangs.load(Ordering::SeqCst) == 0 {
@@ -144,11 +162,24 @@ fn h5_a_response_that_never_ends() {
     finish(b, &[json!(1)]);
 
     // A call whose response never ends: VS Code's cancellation closes its connection.
-    let server = raw(|_| Answer::BytesThenHang(sse_head_and_events(&[])));
-    let mut b = Bridge::start(&[&server.url]);
+    let arrived = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let seen = std::sync::Arc::clone(&arrived);
+    let server = raw(move |_| {
+        seen.store(true, Ordering::SeqCst);
+        Answer::BytesThenHang(sse_head_and_events(&[]))
+    });
+    let mut b = Bridge::start(&["--log-level", "debug", &server.url]);
     b.initialize();
     b.send(&call(2, "fail", json!({})));
-    std::thread::sleep(Duration::from_millis(200));
+    // The cancellation follows the call's arrival upstream.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !arrived.load(Ordering::SeqCst) {
+        assert!(
+            Instant::now() < deadline,
+            "the call never reached the server"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
     b.send(&json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}));
     let deadline = Instant::now() + Duration::from_secs(5);
     while server.closed_hangs.load(Ordering::SeqCst) == 0 {
@@ -158,6 +189,7 @@ fn h5_a_response_that_never_ends() {
         );
         std::thread::sleep(Duration::from_millis(10));
     }
+    expect_call_line(&b, "canceled after ");
     let ok = b.exchange(&call(3, "ok", json!({})));
     assert_eq!(ok["result"]["content"][0]["text"], "ok", "{ok}");
     b.close_and_expect_exit_0();
@@ -175,12 +207,18 @@ fn h6_an_event_over_max_response_bytes() {
         &ca(),
         "--max-response-bytes",
         "65536",
+        "--log-level",
+        "debug",
         &fixture.url,
     ]);
     b.initialize();
     let big = "q".repeat(1 << 20);
     let r = b.exchange(&call(2, "echo", json!({ "text": big })));
     assert_eq!(r["error"]["code"], -32603, "{r}");
+    expect_call_line(
+        &b,
+        "failed (the response is not valid (a message of the upstream server is longer than --max-response-bytes (65536))) after ",
+    );
     let small = b.exchange(&call(3, "echo", json!({"text": "small"})));
     assert!(small.get("result").is_some(), "{small}");
     let peak = b.peak_kib();

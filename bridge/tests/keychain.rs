@@ -1,8 +1,8 @@
 //! The keychain store against a real Secret Service (the contract's "Token storage"):
 //! `ci/keychain-tests.sh` runs this file inside `dbus-run-session` with gnome-keyring and an
 //! unlocked login collection, and sets `MCP_KEYCHAIN_SESSION`. Elsewhere (the plain `cargo
-//! test` of the workspace) the test only says where it runs; inside the session, a Secret
-//! Service that does not answer is a failure under CI and a skip elsewhere.
+//! test` of the workspace) the test is a recorded skip that names where it runs; inside the
+//! session, a Secret Service that does not answer is a failure under CI and a skip elsewhere.
 //!
 //! One test function: the steps share the one collection of the session, and the last step
 //! locks it.
@@ -42,8 +42,8 @@ fn bridge_command(args: &[&str]) -> std::process::Output {
 #[test]
 fn the_keychain_store_against_the_secret_service() {
     if std::env::var_os("MCP_KEYCHAIN_SESSION").is_none() {
-        eprintln!(
-            "the keychain tests run in ci/keychain-tests.sh (a D-Bus session with gnome-keyring)"
+        support::skip::skip(
+            "bridge/tests/keychain.rs: the keychain tests run in ci/keychain-tests.sh (a D-Bus session with gnome-keyring)",
         );
         return;
     }

@@ -20,7 +20,8 @@ usage: bridge-fixture-server [--many-tools N] [--close-stdout] [--conformance]
                              [--bearer-env VAR] [--listen-status CODE:COUNT] [--always-sse]
                              [--many-tools N] [--conformance]
                              [--oauth [--deny] [--no-registration] [--cimd] [--no-cimd]
-                                      [--token-lifetime S] [--no-refresh-tokens]]
+                                      [--token-lifetime S] [--no-refresh-tokens]
+                                      [--step-up-scope-only]]
        bridge-fixture-server --browse <url> [--ca-file <pem>]
        bridge-fixture-server --help | --version
 
@@ -54,6 +55,8 @@ options:
   --token-lifetime S     with --oauth: the lifetime of an access token in seconds (1 to
                          86400; default 900)
   --no-refresh-tokens    with --oauth: issue no refresh tokens
+  --step-up-scope-only   with --oauth: the 403 of the tool guarded asks for mcp:write alone
+                         (not mcp:read mcp:write), so a client must add the granted scopes
   --browse <url>         a test browser: GET the URL and follow up to 5 redirects until a
                          loopback redirect URI with a code or an error; print the last
                          status and URL; exit 0 when that redirect URI answered 2xx or 3xx
@@ -105,6 +108,8 @@ pub struct Options {
     pub token_lifetime: Option<u32>,
     /// With `oauth`: no refresh tokens.
     pub no_refresh_tokens: bool,
+    /// With `oauth`: the step-up challenge names only the missing scope.
+    pub step_up_scope_only: bool,
     /// The tools, resources and prompts of the official conformance suite.
     pub conformance: bool,
     /// M5: stdio through the embedded bridge, with this policy for `server/discover`.
@@ -169,6 +174,7 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
             | "--cimd"
             | "--no-cimd"
             | "--no-refresh-tokens"
+            | "--step-up-scope-only"
             | "--conformance" => {
                 if inline.is_some() {
                     return Err(format!("the option {name} takes no value"));
@@ -183,6 +189,7 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
                     "--cimd" => &mut options.cimd,
                     "--no-cimd" => &mut options.no_cimd,
                     "--no-refresh-tokens" => &mut options.no_refresh_tokens,
+                    "--step-up-scope-only" => &mut options.step_up_scope_only,
                     "--conformance" => &mut options.conformance,
                     _ => &mut options.always_sse,
                 };

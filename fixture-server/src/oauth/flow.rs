@@ -188,6 +188,11 @@ pub async fn authorize(State(server): State<Arc<AuthServer>>, uri: Uri) -> Respo
         }
         Some(_) => {}
     }
+    server
+        .store()
+        .counters
+        .authorization_scopes
+        .push(params.get("scope").cloned().unwrap_or_default());
     let scopes = match scopes(params.get("scope").map(String::as_str)) {
         Ok(scopes) => scopes,
         Err(description) => return fail("invalid_scope", &description),
@@ -460,12 +465,14 @@ fn refresh(
             "the refresh token is not valid (unknown or used)".to_string(),
         )
     };
-    let entry = server
-        .store()
-        .refresh
-        .get(token)
-        .cloned()
-        .ok_or_else(unknown)?;
+    let entry = {
+        let mut store = server.store();
+        let entry = store.refresh.get(token).cloned();
+        if entry.is_none() && store.used_refresh.contains(token) {
+            store.counters.refresh_reused += 1;
+        }
+        entry.ok_or_else(unknown)?
+    };
     if entry.client_id != client.id {
         return Err((
             "invalid_grant",
@@ -486,7 +493,11 @@ fn refresh(
         }
     };
     // The refresh token rotates: a second use of the same token is refused.
-    server.store().refresh.remove(token).ok_or_else(unknown)?;
+    {
+        let mut store = server.store();
+        store.refresh.remove(token).ok_or_else(unknown)?;
+        store.used_refresh.insert(token.clone());
+    }
     log::info(
         "oauth",
         &format!("issued tokens to the client {} (refresh_token)", client.id),

@@ -18,7 +18,7 @@ mod flow;
 
 pub mod browse;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -67,6 +67,8 @@ pub struct Config {
     pub accept_cimd: bool,
     pub token_lifetime: Duration,
     pub refresh_tokens: bool,
+    /// The 403 of `guarded` asks for `mcp:write` alone.
+    pub step_up_scope_only: bool,
     /// The PEM of the CA that signs the documents of client ID metadata URLs, besides the
     /// roots of the system: the test CA.
     pub ca_pem: &'static str,
@@ -81,6 +83,7 @@ impl Config {
             accept_cimd: !options.no_cimd,
             token_lifetime: Duration::from_secs(u64::from(options.token_lifetime())),
             refresh_tokens: !options.no_refresh_tokens,
+            step_up_scope_only: options.step_up_scope_only,
             ca_pem,
         }
     }
@@ -113,6 +116,8 @@ struct Store {
     codes: HashMap<String, Code>,
     access: HashMap<String, Grant>,
     refresh: HashMap<String, Grant>,
+    /// The refresh tokens that were used (rotated away).
+    used_refresh: HashSet<String>,
     counters: Counters,
 }
 
@@ -126,6 +131,12 @@ struct Counters {
     document_fetches: u64,
     mcp_requests: u64,
     mcp_challenged: u64,
+    /// The `scope` parameter of each authorization request ("" when absent).
+    authorization_scopes: Vec<String>,
+    /// The `scope` of each token response.
+    issued_scopes: Vec<String>,
+    /// Refresh requests with a refresh token that had already been used.
+    refresh_reused: u64,
 }
 
 /// The authorization server and resource server of one process.
@@ -173,6 +184,7 @@ impl AuthServer {
                 expires: Some(Instant::now() + lifetime),
             },
         );
+        store.counters.issued_scopes.push(scopes.join(" "));
         let mut body = json!({
             "access_token": access,
             "token_type": "Bearer",
@@ -339,6 +351,9 @@ async fn counters(State(server): State<Arc<AuthServer>>) -> Response {
             "all": counters.mcp_requests,
             "challenged": counters.mcp_challenged,
         },
+        "authorization_scopes": counters.authorization_scopes,
+        "issued_scopes": counters.issued_scopes,
+        "refresh_reused": counters.refresh_reused,
     });
     drop(store);
     json_response(StatusCode::OK, &body)
@@ -362,7 +377,12 @@ pub async fn guard(
             READ,
         )),
         Some(scopes) if guarded(request.headers()) && !scopes.iter().any(|s| s == WRITE) => {
-            Some(forbidden(&server, STEP_UP, "mcp:read mcp:write"))
+            let scope = if server.config.step_up_scope_only {
+                WRITE
+            } else {
+                "mcp:read mcp:write"
+            };
+            Some(forbidden(&server, STEP_UP, scope))
         }
         Some(_) => None,
     };
