@@ -7,7 +7,7 @@
 //! One test function: the steps share the one collection of the session, and the last step
 //! locks it.
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 

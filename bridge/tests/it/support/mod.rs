@@ -22,6 +22,8 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use harness::format::Profile;
+use harness::profile;
 use serde_json::{Value, json};
 
 /// The contract's bound from the end of stdin to the exit of the bridge and its tree:
@@ -45,14 +47,29 @@ pub const EXIT_BOUND: Duration = Duration::from_secs(6);
 /// The bound of one exchange in these tests.
 pub const EXCHANGE: Duration = Duration::from_secs(20);
 
-/// VS Code's own initialize line (research/vscode-client.md §2.2).
+/// VS Code's own `initialize` line, from the one source of the client frames: the harness's
+/// profiles (the version of VS Code that the transcripts use too).
 pub fn vscode_initialize(id: u64) -> Value {
-    json!({"jsonrpc":"2.0","id":id,"method":"initialize","params":{
-        "protocolVersion":"2025-11-25",
-        "capabilities":{"roots":{"listChanged":true},"sampling":{},"elicitation":{"form":{},"url":{}},
-          "tasks":{"list":{},"cancel":{},"requests":{"sampling":{"createMessage":{}},"elicitation":{"create":{}}}},
-          "extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}},
-        "clientInfo":{"name":"Visual Studio Code","version":"1.140.0"}}})
+    profile::request(
+        Profile::Local,
+        id as i64,
+        "initialize",
+        profile::initialize_params(Profile::Local),
+    )
+}
+
+/// The `initialize` line of the Copilot CLI, from the harness's profiles.
+pub fn copilot_initialize(id: u64) -> Value {
+    json!({"jsonrpc":"2.0","id":id,"method":"initialize",
+        "params":profile::initialize_params(Profile::Copilot)})
+}
+
+/// The `clientInfo.version` of [`vscode_initialize`].
+pub fn vscode_version() -> String {
+    profile::initialize_params(Profile::Local)["clientInfo"]["version"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
 }
 
 pub fn request(id: u64, method: &str, params: Value) -> Value {

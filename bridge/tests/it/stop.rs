@@ -4,7 +4,7 @@
 //! latest by its watchdog 8 s after the end of stdin, always with exit code 0 and no process of
 //! its tree left.
 
-mod support;
+use crate::support;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{ChildStdin, Command, Stdio};

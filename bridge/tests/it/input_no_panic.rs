@@ -2,7 +2,7 @@
 //! M2 (R8): no panic on bad input: every public rule gets thousands of generated values (a fixed seed,
 //! so that a failure repeats), mixed with pieces of real messages.
 
-mod support;
+use crate::support;
 
 use mcp_bridge_vscode::input::answers::{ClientAnswer, retry_params, shape_answer};
 use mcp_bridge_vscode::input::check::{ClientCaps, check_input_request};

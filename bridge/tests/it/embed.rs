@@ -5,12 +5,14 @@
 //! proves exit 0 within its bound and that no process is left (support::Bridge::wait_exit:
 //! stderr ends only when every holder is gone).
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use support::{Bridge, EXIT_BOUND, call, fixture_bin, request, vscode_initialize};
+use support::{
+    Bridge, EXIT_BOUND, call, copilot_initialize, fixture_bin, request, vscode_initialize,
+};
 
 /// The bound for the Local path: exit within 2 s of the end of stdin.
 const LOCAL_EXIT: Duration = Duration::from_secs(2);
@@ -106,8 +108,7 @@ fn m5_copilot_with_refuse_gets_32601_for_discover_then_the_bridge_and_an_input_r
     let r = b.exchange(&request(0, "server/discover", json!({})));
     assert_eq!(r["error"]["code"], -32601, "{r}");
     assert_eq!(r["error"]["data"]["cause"], "method_not_found", "{r}");
-    let copilot = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",
-        "capabilities":{"sampling":{},"elicitation":{"form":{},"url":{}}},"clientInfo":{"name":"copilot-cli","version":"1.0.89"}}});
+    let copilot = copilot_initialize(1);
     let r = b.exchange(&copilot);
     assert_eq!(r["result"]["protocolVersion"], "2025-11-25", "{r}");
     b.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));

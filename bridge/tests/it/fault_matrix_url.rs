@@ -5,7 +5,7 @@
 //! request still works, and exit 0 with no process left at the end of stdin.
 #![cfg(unix)]
 
-mod support;
+use crate::support;
 
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};

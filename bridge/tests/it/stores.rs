@@ -5,7 +5,7 @@
 //! address points nowhere, so no Secret Service answers (the keychain itself is tested against
 //! a real one in tests/keychain.rs).
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

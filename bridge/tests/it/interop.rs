@@ -14,7 +14,7 @@
 //! They run when tests/interop/node_modules is installed (ci/install-peers.sh); otherwise they
 //! say that they skipped, except in CI (`CI=true`), where a missing peer is a failure.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -2,7 +2,7 @@
 //! thousands of generated values (a fixed seed, so that a failure repeats), mixed with pieces of
 //! real messages. (The generator, support::values, is the one of the rules of M2.)
 
-mod support;
+use crate::support;
 
 use mcp_bridge_vscode::listen::filter::classify;
 use mcp_bridge_vscode::listen::replay::{

@@ -13,7 +13,7 @@
 //! MCP_FUZZ_CASES=1000000 MCP_FUZZ_SEED=$RANDOM cargo test -p mcp-bridge-vscode --test fuzz_targets
 //! ```
 
-mod support;
+use crate::support;
 
 use std::ffi::OsString;
 use std::pin::Pin;

@@ -5,7 +5,7 @@
 //! bridge is searched for them: zero hits.
 #![cfg(unix)]
 
-mod support;
+use crate::support;
 
 use std::process::{Command, Stdio};
 use std::time::Instant;

@@ -3,7 +3,7 @@
 //! its `b-` request, tokio's clock is paused, so the idle runtime jumps straight to the bound:
 //! no sleep, no hour, and the timers are the bridge's own.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

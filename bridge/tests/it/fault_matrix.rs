@@ -5,7 +5,7 @@
 //! the bridge's peak memory where it matters.
 #![cfg(unix)]
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

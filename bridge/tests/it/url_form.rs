@@ -14,7 +14,7 @@
 //! Every wait is bounded; nothing sleeps to synchronise. A bridge at a URL has no child
 //! process, so the end of its stderr proves that nothing of its tree is left.
 
-mod support;
+use crate::support;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;

@@ -8,7 +8,7 @@
 //! `MCP_LOAD_BRIDGES` and `MCP_LOAD_CALLS` scale it (defaults 8 and 1000).
 #![cfg(unix)]
 
-mod support;
+use crate::support;
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};

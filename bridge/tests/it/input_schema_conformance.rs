@@ -8,8 +8,7 @@
 
 use std::path::PathBuf;
 
-#[path = "support/skip.rs"]
-mod skip;
+use crate::support::skip;
 
 use jsonschema::Validator;
 use mcp_bridge_vscode::front::client_requests::request_frame;

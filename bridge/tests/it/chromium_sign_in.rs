@@ -5,7 +5,7 @@
 //! sign-in of VS Code's `initialize`. `ci/setup.sh` installs `chromium` and `libnss3-tools`.
 #![cfg(unix)]
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

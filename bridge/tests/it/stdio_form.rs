@@ -2,12 +2,15 @@
 //! binaries: `mcp-bridge-vscode` in front of `bridge-fixture-server`. Each test that starts
 //! the bridge also proves that no process of its tree is left (see support::Bridge).
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use support::{Bridge, EXIT_BOUND, call, fixture_bin, request, vscode_initialize};
+use support::{
+    Bridge, EXIT_BOUND, call, copilot_initialize, fixture_bin, request, vscode_initialize,
+    vscode_version,
+};
 
 fn fixture() -> String {
     fixture_bin().to_string_lossy().into_owned()
@@ -71,9 +74,11 @@ fn r1_vscode_initialize_gives_a_2025_result_with_the_fixture_server_info_and_too
         assert!(r.get(gone).is_none(), "{gone}");
     }
     assert!(r["instructions"].is_string(), "O10: instructions kept");
-    b.expect_line(|l| {
-        l == "mcp-bridge-vscode: bridge: info: initialize from Visual Studio Code 1.140.0"
-    });
+    let from = format!(
+        "mcp-bridge-vscode: bridge: info: initialize from Visual Studio Code {}",
+        vscode_version()
+    );
+    b.expect_line(|l| l == from);
     b.expect_line(|l| l == "mcp-bridge-vscode: bridge: info: the upstream server is ready");
     b.close_and_expect_exit_0();
 }
@@ -361,8 +366,7 @@ fn c1_c4_discover_gets_32601_at_once_and_the_states_before_initialize() {
     ));
     assert_eq!(r["error"]["code"], -32601);
     // Then the initialize of the Copilot harness.
-    let copilot = json!({"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-11-25",
-        "capabilities":{"sampling":{},"elicitation":{"form":{},"url":{}}},"clientInfo":{"name":"copilot-cli","version":"1.0.95"}}});
+    let copilot = copilot_initialize(7);
     let r = b.exchange(&copilot);
     assert_eq!(r["result"]["protocolVersion"], "2025-11-25");
     let r = b.exchange(&request(8, "initialize", copilot["params"].clone()));

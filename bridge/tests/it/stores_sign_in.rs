@@ -7,7 +7,7 @@
 //! tests/keychain.rs, in a D-Bus session.)
 #![cfg(unix)]
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

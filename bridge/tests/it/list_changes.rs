@@ -2,7 +2,7 @@
 //! of `bridge-fixture-server`, which declares every list change and `resources.subscribe`.
 //! Each test that starts the bridge also proves that no process of its tree is left.
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

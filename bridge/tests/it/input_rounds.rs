@@ -2,7 +2,7 @@
 //! `mcp-bridge-vscode` in front of `bridge-fixture-server`. Each test that starts the bridge
 //! also proves that no process of its tree is left (see support::Bridge).
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

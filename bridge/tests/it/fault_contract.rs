@@ -9,7 +9,7 @@
 //! tests return at once without it.
 #![cfg(unix)]
 
-mod support;
+use crate::support;
 
 use std::io::Read;
 use std::os::unix::process::CommandExt;
@@ -50,11 +50,26 @@ fn child_mode() -> Option<String> {
     std::env::var(CHILD_ENV).ok()
 }
 
+/// The name of the test `name` of this module as the test binary lists it (`<module>::<name>`,
+/// the crate's name left out): the binary holds the tests of every module.
+fn test_path(name: &str) -> String {
+    match module_path!().split_once("::") {
+        Some((_, module)) => format!("{module}::{name}"),
+        None => name.to_owned(),
+    }
+}
+
 /// Runs the child test `name` of this executable in its own process; returns its exit code,
 /// its stderr (complete: every process holding it is gone) and the time to its exit.
 fn run_child(name: &str) -> (Option<i32>, String, Duration) {
     let mut child = Command::new(std::env::current_exe().expect("test executable"))
-        .args(["--exact", name, "--nocapture", "--test-threads", "1"])
+        .args([
+            "--exact",
+            &test_path(name),
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
         .env(CHILD_ENV, name)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -201,7 +216,7 @@ fn the_internal_error_line_kills_the_upstream_group_and_exits_1() {
         .find(|l| l.starts_with("mcp-bridge-vscode: vscode: error: the bridge stopped because of an internal error: "))
         .unwrap_or_else(|| panic!("no internal error line:\n{stderr}"));
     assert!(
-        line.contains("planted internal error at bridge/tests/fault_contract.rs:"),
+        line.contains("planted internal error at bridge/tests/it/fault_contract.rs:"),
         "{line}"
     );
 }

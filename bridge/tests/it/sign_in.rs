@@ -4,7 +4,7 @@
 //! `$BROWSER` of the bridge). The contract's "Sign-in and accounts" and issue 10's list.
 #![cfg(unix)]
 
-mod support;
+use crate::support;
 
 use std::net::TcpListener;
 use std::time::{Duration, Instant};

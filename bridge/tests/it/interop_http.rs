@@ -5,7 +5,7 @@
 //! form (R8, O1), and at the end of stdin the bridge exits 0 within the bound while a call is
 //! in flight (R7), which closes that call's response stream (the transport's cancellation).
 
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::http_peers::HttpPeer;
