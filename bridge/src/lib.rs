@@ -17,6 +17,8 @@ pub mod log;
 pub mod logout;
 pub mod stdio_pipes;
 mod sync;
+#[cfg(test)]
+mod test_support;
 pub mod translate;
 pub mod upstream;
 pub mod watchdog;

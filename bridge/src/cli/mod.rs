@@ -315,3 +315,6 @@ fn in_command_line_order(
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod fuzz_tests;

@@ -26,3 +26,10 @@ pub mod shape;
 pub mod state;
 pub mod texts;
 pub mod url;
+
+#[cfg(test)]
+mod fuzz_tests;
+#[cfg(test)]
+mod no_panic_tests;
+#[cfg(test)]
+mod schema_conformance_tests;

@@ -9,3 +9,8 @@ pub mod level;
 pub mod schema;
 pub mod shape;
 pub mod sign_in;
+
+#[cfg(test)]
+mod fuzz_tests;
+#[cfg(test)]
+mod lossless_tests;

@@ -16,3 +16,6 @@ pub mod recover;
 pub mod scan;
 pub mod surrogates;
 pub mod writer;
+
+#[cfg(test)]
+mod fuzz_tests;

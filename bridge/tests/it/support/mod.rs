@@ -13,7 +13,6 @@ pub mod oauth;
 pub mod proxy;
 pub mod skip;
 pub mod url_upstreams;
-pub mod values;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;

@@ -3,29 +3,27 @@
 //! `../../shared/spec` (never copied). Frames toward VS Code must be valid 2025-11-25 messages;
 //! values toward the upstream server must be valid 2026-07-28 values; the hand-written shape
 //! checks must agree with the schemas (where the bridge is stricter, the test says so).
-//! Without the schema folder, each test says that it skipped its check (support/skip.rs); under
+//! Without the schema folder, each test says that it skipped its check (`harness::skip`); under
 //! CI it fails.
 
 use std::path::PathBuf;
 
-use crate::support::skip;
+use harness::skip;
 
-use jsonschema::Validator;
-use mcp_bridge_vscode::front::client_requests::request_frame;
-use mcp_bridge_vscode::front::inflight::{
+use crate::front::client_requests::request_frame;
+use crate::front::inflight::{
     REASON_CLIENT_CANCELED, REASON_CLIENT_CLOSED, REASON_TIMEOUT, REASON_UPSTREAM_STOPPED,
 };
-use mcp_bridge_vscode::input::answers::{
-    ClientAnswer, collect_answers, retry_params_for, shape_answer,
-};
-use mcp_bridge_vscode::input::check::{ClientCaps, check_input_request};
-use mcp_bridge_vscode::input::complete::{ElicitationIds, UrlSteps, elicitation_complete};
-use mcp_bridge_vscode::input::forms::{choice_form, continue_form};
-use mcp_bridge_vscode::input::parse::parse_input_required;
-use mcp_bridge_vscode::input::route::plan_round;
-use mcp_bridge_vscode::input::shape;
-use mcp_bridge_vscode::input::texts::cancelled;
-use mcp_bridge_vscode::translate::errors::Cause;
+use crate::input::answers::{ClientAnswer, collect_answers, retry_params_for, shape_answer};
+use crate::input::check::{ClientCaps, check_input_request};
+use crate::input::complete::{ElicitationIds, UrlSteps, elicitation_complete};
+use crate::input::forms::{choice_form, continue_form};
+use crate::input::parse::parse_input_required;
+use crate::input::route::plan_round;
+use crate::input::shape;
+use crate::input::texts::cancelled;
+use crate::translate::errors::Cause;
+use jsonschema::Validator;
 use serde_json::{Value, json};
 
 /// `../shared/spec` of the workspace, or `MCP_SPEC_DIR` (relative to the workspace) as in

@@ -1,16 +1,12 @@
 //! M3: no panic on bad input: each pure rule of the listen stream and of the log level gets
 //! thousands of generated values (a fixed seed, so that a failure repeats), mixed with pieces of
-//! real messages. (The generator, support::values, is the one of the rules of M2.)
+//! real messages. (The generator, crate::test_support::values, is the one of the rules of M2.)
 
-use crate::support;
-
-use mcp_bridge_vscode::listen::filter::classify;
-use mcp_bridge_vscode::listen::replay::{
-    Declared, Subscriptions, gap_replay, listen_params, subscription_uri,
-};
-use mcp_bridge_vscode::translate::level::{LogLevel, log_message_for_client, set_level_params};
+use crate::listen::filter::classify;
+use crate::listen::replay::{Declared, Subscriptions, gap_replay, listen_params, subscription_uri};
+use crate::test_support::values::{Rng, value};
+use crate::translate::level::{LogLevel, log_message_for_client, set_level_params};
 use serde_json::json;
-use support::values::{Rng, value};
 
 #[test]
 fn m3_every_listen_rule_takes_any_value_without_a_panic() {

@@ -2,18 +2,16 @@
 //! M2 (R8): no panic on bad input: every public rule gets thousands of generated values (a fixed seed,
 //! so that a failure repeats), mixed with pieces of real messages.
 
-use crate::support;
-
-use mcp_bridge_vscode::input::answers::{ClientAnswer, retry_params, shape_answer};
-use mcp_bridge_vscode::input::check::{ClientCaps, check_input_request};
-use mcp_bridge_vscode::input::complete::{ElicitationIds, UrlSteps, asked_urls};
-use mcp_bridge_vscode::input::parse::parse_input_required;
-use mcp_bridge_vscode::input::route::plan_round;
-use mcp_bridge_vscode::input::shape;
-use mcp_bridge_vscode::input::state::refused_state_response;
-use mcp_bridge_vscode::input::url::url_allowed;
+use crate::input::answers::{ClientAnswer, retry_params, shape_answer};
+use crate::input::check::{ClientCaps, check_input_request};
+use crate::input::complete::{ElicitationIds, UrlSteps, asked_urls};
+use crate::input::parse::parse_input_required;
+use crate::input::route::plan_round;
+use crate::input::shape;
+use crate::input::state::refused_state_response;
+use crate::input::url::url_allowed;
+use crate::test_support::values::{Rng, value};
 use serde_json::json;
-use support::values::{Rng, value};
 
 #[test]
 fn every_rule_takes_any_value_without_a_panic() {

@@ -10,15 +10,15 @@
 //! so that the pass-through meets what real peers send. The expected value is computed here, by
 //! a model of the top-level rules that is independent of the bridge's code.
 
-use mcp_bridge_vscode::translate::forward::{forward_object, forward_params};
-use mcp_bridge_vscode::translate::shape::{shape_object, shape_result};
-use mcp_bridge_vscode::upstream::envelope::{Envelope, RequestFrame};
-use mcp_bridge_vscode::wire::fast::{Fast, parse_fast};
-use mcp_bridge_vscode::wire::frames::result_line;
-use mcp_bridge_vscode::wire::lazy::{Body, LazyObject};
-use mcp_bridge_vscode::wire::parse::{Message, Parsed, parse_line};
-use mcp_bridge_vscode::wire::reader::{LineReader, RawLine};
-use mcp_bridge_vscode::wire::writer::spawn_writer;
+use crate::translate::forward::{forward_object, forward_params};
+use crate::translate::shape::{shape_object, shape_result};
+use crate::upstream::envelope::{Envelope, RequestFrame};
+use crate::wire::fast::{Fast, parse_fast};
+use crate::wire::frames::result_line;
+use crate::wire::lazy::{Body, LazyObject};
+use crate::wire::parse::{Message, Parsed, parse_line};
+use crate::wire::reader::{LineReader, RawLine};
+use crate::wire::writer::spawn_writer;
 use serde_json::{Map, Number, Value, json};
 use tokio::io::AsyncReadExt;
 
