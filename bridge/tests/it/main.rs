@@ -16,6 +16,7 @@ mod embed;
 mod fault_contract;
 mod fault_matrix;
 mod fault_matrix_url;
+mod initialize;
 mod input_rounds;
 mod input_timeout;
 mod interop;
