@@ -24,5 +24,8 @@ pub mod upstream;
 pub mod watchdog;
 pub mod wire;
 
+mod run;
+pub use run::run_cli;
+
 /// The version of the bridge (also the fallback `serverInfo.version`, R1).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
