@@ -281,7 +281,7 @@ async fn plain_http_serves_http() {
         "tools/call",
         json!({"name": "add", "arguments": {"a": 2, "b": 3}}),
     );
-    mcp_bridge_vscode::upstream::http::install_crypto_provider();
+    mcp_bridge_vscode::install_crypto_provider();
     let response = post(&reqwest::Client::new(), &fixture.url, &body)
         .send()
         .await

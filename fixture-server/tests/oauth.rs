@@ -41,7 +41,7 @@ impl Auth {
         all.extend_from_slice(args);
         let fixture = HttpFixture::start(&all);
         let origin = fixture.url.strip_suffix("/mcp").unwrap().to_string();
-        mcp_bridge_vscode::upstream::http::install_crypto_provider();
+        mcp_bridge_vscode::install_crypto_provider();
         let pem = std::fs::read(cert("ca.crt")).unwrap();
         let no_redirect = reqwest::Client::builder()
             .tls_certs_only([reqwest::Certificate::from_pem(&pem).unwrap()])

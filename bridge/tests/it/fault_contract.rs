@@ -18,10 +18,9 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
 use std::time::{Duration, Instant};
 
-use mcp_bridge_vscode::front::{Hooks, Options, serve};
-use mcp_bridge_vscode::translate::initialize::ServerInfoFallback;
-use mcp_bridge_vscode::upstream::connect::Target;
-use mcp_bridge_vscode::watchdog;
+use mcp_bridge_vscode::testing::{
+    Hooks, Options, ServerInfoFallback, Target, arm_watchdog, exit_1_on_panic, serve,
+};
 use serde_json::{Value, json};
 use support::{Bridge, EXIT_BOUND, call, request, vscode_initialize};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -127,7 +126,7 @@ fn child_watchdog() {
     if child_mode().as_deref() != Some("child_watchdog") {
         return;
     }
-    mcp_bridge_vscode::log::install();
+    mcp_bridge_vscode::install_log();
     let script =
         format!("trap '' TERM; read l; {DISCOVER}; while read -r l; do :; done; exec sleep 60");
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -141,7 +140,7 @@ fn child_watchdog() {
         let watchdog_pid = Arc::clone(&pid);
         let hooks = Hooks {
             on_eof: Some(Box::new(move || {
-                watchdog::arm(watchdog_pid, Duration::from_secs(1))
+                arm_watchdog(watchdog_pid, Duration::from_secs(1))
             })),
             upstream_pid: pid,
         };
@@ -188,7 +187,7 @@ fn child_panic() {
     if child_mode().as_deref() != Some("child_panic") {
         return;
     }
-    mcp_bridge_vscode::log::install();
+    mcp_bridge_vscode::install_log();
     let upstream = Command::new("sh")
         .args(["-c", "trap '' TERM; exec sleep 60"])
         .process_group(0)
@@ -196,7 +195,7 @@ fn child_panic() {
         .stdout(Stdio::null())
         .spawn()
         .expect("the upstream starts");
-    watchdog::exit_1_on_panic(Arc::new(AtomicU32::new(upstream.id())));
+    exit_1_on_panic(Arc::new(AtomicU32::new(upstream.id())));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

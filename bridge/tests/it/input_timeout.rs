@@ -7,9 +7,7 @@ use crate::support;
 
 use std::time::Duration;
 
-use mcp_bridge_vscode::front::{Hooks, Options, Outcome, serve};
-use mcp_bridge_vscode::translate::initialize::ServerInfoFallback;
-use mcp_bridge_vscode::upstream::connect::Target;
+use mcp_bridge_vscode::testing::{Hooks, Options, Outcome, ServerInfoFallback, Target, serve};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 

@@ -11,8 +11,7 @@ use crate::support;
 
 use std::process::Command;
 
-use mcp_bridge_vscode::auth::identity::{KEYCHAIN_SERVICE, storage_key};
-use mcp_bridge_vscode::auth::store::{Record, open_keychain};
+use mcp_bridge_vscode::testing::{KEYCHAIN_SERVICE, Record, open_keychain, storage_key};
 
 fn record(token: &str) -> Record {
     Record {

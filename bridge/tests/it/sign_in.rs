@@ -9,7 +9,7 @@ use crate::support;
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use mcp_bridge_vscode::auth::receiver::START_LATE_WARNING;
+use mcp_bridge_vscode::testing::START_LATE_WARNING;
 use serde_json::{Value, json};
 use support::oauth::{
     SIGN_IN, bridge, browse, browser_script, complete, counters, forget_clients, free_port, get,

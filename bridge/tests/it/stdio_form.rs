@@ -411,7 +411,7 @@ fn r7_debug_lines_are_tagged_and_never_carry_frame_content() {
 fn too_many_requests_in_flight_get_32603_at_once() {
     let mut b = start(&[]);
     b.initialize();
-    let limit = mcp_bridge_vscode::front::inflight::MAX_IN_FLIGHT as u64;
+    let limit = mcp_bridge_vscode::embed::Options::default().max_in_flight as u64;
     for id in 0..limit {
         b.send(&call(100 + id, "slow", json!({"ms":60000})));
     }

@@ -10,11 +10,9 @@ use crate::support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use mcp_bridge_vscode::auth::identity::storage_key;
-use mcp_bridge_vscode::auth::store::file::FileStore;
-use mcp_bridge_vscode::auth::store::indexed::Entries;
-use mcp_bridge_vscode::auth::store::key;
-use mcp_bridge_vscode::auth::store::{Record, TokenStore, open_file};
+use mcp_bridge_vscode::testing::{
+    Entries, FileStore, Record, TokenStore, open_file, parse_token_key, storage_key,
+};
 use support::https_fixture::{HttpsFixture, ca_file};
 
 const KEY: &str = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
@@ -86,7 +84,7 @@ impl State {
 
     /// The file store of this state directory, as the bridge opens it.
     fn store(&self) -> std::sync::Arc<dyn TokenStore> {
-        open_file(&self.dir(), key::parse(KEY).expect("key")).expect("open")
+        open_file(&self.dir(), parse_token_key(KEY).expect("key")).expect("open")
     }
 
     /// A private key file outside the token directory.
@@ -325,7 +323,7 @@ fn logout_exit_codes_and_lines() {
         "{stderr}"
     );
     // 1: a sign-in outside the index, and the metadata of the server cannot be read.
-    let raw = FileStore::open(&state.dir(), key::parse(KEY).expect("key")).expect("open");
+    let raw = FileStore::open(&state.dir(), parse_token_key(KEY).expect("key")).expect("open");
     raw.put(
         &default_key,
         &serde_json::to_vec(&record("d")).expect("json"),
@@ -361,7 +359,7 @@ fn logout_deletes_a_sign_in_outside_the_index_when_the_metadata_covers_the_url()
     let fixture = HttpsFixture::start(&["--oauth"], &[]);
     let state = State::new();
     let key = storage_key(&fixture.url, "default", 41894);
-    let raw = FileStore::open(&state.dir(), key::parse(KEY).expect("key")).expect("open");
+    let raw = FileStore::open(&state.dir(), parse_token_key(KEY).expect("key")).expect("open");
     raw.put(&key, &serde_json::to_vec(&record("d")).expect("json"))
         .expect("put");
     let ca = ca_file();

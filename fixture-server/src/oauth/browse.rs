@@ -41,7 +41,7 @@ pub async fn run(options: &Browse, default_ca: &str) -> u8 {
             return 2;
         }
     };
-    mcp_bridge_vscode::upstream::http::install_crypto_provider();
+    mcp_bridge_vscode::install_crypto_provider();
     let client = match reqwest::Client::builder()
         .tls_certs_only(certificates)
         .redirect(reqwest::redirect::Policy::none())

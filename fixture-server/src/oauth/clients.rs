@@ -179,7 +179,7 @@ fn strings(value: &Value) -> Option<Vec<String>> {
 pub fn document_client(ca_pem: &str) -> Result<reqwest::Client, String> {
     let ca = reqwest::Certificate::from_pem(ca_pem.as_bytes())
         .map_err(|e| format!("the embedded test CA is not valid: {e}"))?;
-    mcp_bridge_vscode::upstream::http::install_crypto_provider();
+    mcp_bridge_vscode::install_crypto_provider();
     reqwest::Client::builder()
         .tls_certs_merge([ca])
         .redirect(reqwest::redirect::Policy::none())

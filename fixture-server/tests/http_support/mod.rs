@@ -91,7 +91,7 @@ impl Drop for HttpFixture {
 
 /// A client that trusts only `ca` (a file of `certs/`).
 pub fn client(ca: &str) -> reqwest::Client {
-    mcp_bridge_vscode::upstream::http::install_crypto_provider();
+    mcp_bridge_vscode::install_crypto_provider();
     let pem = std::fs::read(cert(ca)).unwrap();
     reqwest::Client::builder()
         .tls_certs_only([reqwest::Certificate::from_pem(&pem).unwrap()])

@@ -26,7 +26,7 @@ use tokio::task::AbortHandle;
 
 pub use self::body::{BodyError, read_body};
 pub use self::client::{
-    CaError, HttpOptions, build_client, describe, install_crypto_provider, load_ca_file,
+    HttpOptions, build_client, describe, install_crypto_provider, load_ca_file,
 };
 use self::params::{ParamHeader, call_headers, param_headers};
 use super::events::Events;

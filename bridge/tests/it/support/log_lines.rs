@@ -9,7 +9,7 @@
 use std::sync::{Mutex, MutexGuard, Once};
 use std::thread::{self, ThreadId};
 
-use mcp_bridge_vscode::log::LineLayer;
+use mcp_bridge_vscode::LineLayer;
 use tracing_subscriber::layer::SubscriberExt;
 
 /// The text of each thread that collects its lines.

@@ -139,7 +139,7 @@ pub fn get(url: &str) -> (u16, Option<String>) {
 /// A request to the fixture's own endpoints over HTTPS with the test CA: the status and the
 /// body.
 pub fn fixture_request(fixture_port: u16, method: &str, path: &str) -> (u16, Vec<u8>) {
-    mcp_bridge_vscode::upstream::http::install_crypto_provider();
+    mcp_bridge_vscode::install_crypto_provider();
     let pem = std::fs::read(ca_file()).expect("ca");
     let ca = reqwest::Certificate::from_pem(&pem).expect("ca pem");
     let url = format!("https://127.0.0.1:{fixture_port}{path}");
