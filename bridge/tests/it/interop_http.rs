@@ -1,5 +1,5 @@
 //! M4, the URL form, with real 2026-07-28 servers at a URL that we did not write
-//! (tests/support/http_peers.rs): the TypeScript SDK v2 server (`createMcpHandler`) and rmcp's
+//! (tests/it/support/http_peers.rs): the TypeScript SDK v2 server (`createMcpHandler`) and rmcp's
 //! `StreamableHttpService`. Through the bridge, VS Code's side lists the tools, calls `add`,
 //! gets the progress of a call with its own token (O4, C3), completes one input round of a
 //! form (R8, O1), and at the end of stdin the bridge exits 0 within the bound while a call is
