@@ -2,8 +2,7 @@
 //! workspace still reach, each named here, so that the public API stays [`crate::embed`] and
 //! the functions of the crate root. Each use is a candidate for a unit test of its module.
 
-pub use crate::auth::identity::{KEYCHAIN_SERVICE, storage_key};
-pub use crate::auth::receiver::START_LATE_WARNING;
+pub use crate::auth::identity::storage_key;
 pub use crate::auth::store::file::FileStore;
 pub use crate::auth::store::indexed::Entries;
 pub use crate::auth::store::key::parse as parse_token_key;

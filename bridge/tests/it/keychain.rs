@@ -11,7 +11,10 @@ use crate::support;
 
 use std::process::Command;
 
-use mcp_bridge_vscode::testing::{KEYCHAIN_SERVICE, Record, open_keychain, storage_key};
+use mcp_bridge_vscode::testing::{Record, open_keychain, storage_key};
+
+/// The service of the bridge's credentials in the keychain (the docs' "Token stores").
+const KEYCHAIN_SERVICE: &str = "mcp-bridge-vscode";
 
 fn record(token: &str) -> Record {
     Record {

@@ -9,13 +9,15 @@ use crate::support;
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use mcp_bridge_vscode::testing::START_LATE_WARNING;
 use serde_json::{Value, json};
 use support::oauth::{
     SIGN_IN, bridge, browse, browser_script, complete, counters, forget_clients, free_port, get,
     initialize_signing_in, oauth_fixture, sign_in_urls, wait_sign_in,
 };
 use support::{Bridge, EXCHANGE, call, request, vscode_initialize};
+
+/// The warning of a second request to the start URL after the redirect.
+const START_LATE_WARNING: &str = "The start URL of the sign-in received a second request after the redirect. Another program possibly signed in with a different account. To be sure, run logout and sign in again.";
 
 fn initialized() -> Value {
     json!({"jsonrpc":"2.0","method":"notifications/initialized"})
@@ -150,6 +152,8 @@ fn m6_the_browser_opener_gets_only_the_start_url_and_no_secret_variable() {
     // the receiver, receiver::LATE_GRACE) gets 410 and the warning.
     let (status, _) = get(args[0]);
     assert_eq!(status, 410);
+    // The warning's text as the docs give it (not the constant of the code: a change of the
+    // text fails here).
     b.expect_line(|l| l == format!("mcp-bridge-vscode: bridge: warning: {START_LATE_WARNING}"));
     b.close_and_expect_exit_0();
     assert_no_secret(&b);
