@@ -25,7 +25,7 @@ fi
 home="$(mktemp -d "${TMPDIR:-/tmp}/mcp-keychain.XXXXXX")"
 trap 'rm -rf "$home"' EXIT
 # The build is outside the session, so that the session only runs the test.
-cargo test -p mcp-bridge-vscode --locked --test keychain --test logout_index --no-run
+cargo test -p mcp-bridge-vscode --locked --test it --no-run
 # The session has a HOME of its own (for the keyring files); cargo and rustup keep theirs.
 export RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}" CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}"
 MCP_KEYCHAIN_SESSION=1 dbus-run-session -- bash -c '
@@ -35,6 +35,6 @@ MCP_KEYCHAIN_SESSION=1 dbus-run-session -- bash -c '
   # Makes the login collection with this password, unlocks it, and names it the default.
   eval "$(printf %s mcp-keychain-test | gnome-keyring-daemon --unlock --components=secrets)"
   # Before the keychain store test, whose last step locks the collection.
-  cargo test -p mcp-bridge-vscode --locked --test logout_index -- --nocapture the_index_of_the_keychain
-  cargo test -p mcp-bridge-vscode --locked --test keychain -- --nocapture the_keychain_store
+  cargo test -p mcp-bridge-vscode --locked --test it -- --nocapture logout_index::the_index_of_the_keychain
+  cargo test -p mcp-bridge-vscode --locked --test it -- --nocapture keychain::the_keychain_store
 ' keychain-tests "$home" 2> >(grep -v "Failed to set fd limit" >&2)

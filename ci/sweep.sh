@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The secret sweep (issue 14): every stderr that the process tests and the transcripts kept in
-# $MCP_STDERR_DIR (tests/support and the harness write one file per bridge) is searched for the
+# $MCP_STDERR_DIR (bridge/tests/it/support and the harness write one file per bridge) is searched for the
 # secrets that the tests planted (ci/planted-secrets.txt, one fixed string a line). Zero hits,
 # and at least one file searched, or the run fails.
 set -euo pipefail

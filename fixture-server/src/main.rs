@@ -86,7 +86,7 @@ async fn embedded(
     options: cli::Options,
     discover: mcp_bridge_vscode::embed::Discover,
 ) -> Result<(), String> {
-    mcp_bridge_vscode::log::install();
+    mcp_bridge_vscode::install_log();
     let fixture = server::Fixture::new(std::sync::Arc::new(state::State::new(options)));
     mcp_bridge_vscode::embed::serve_stdio_opts(fixture, discover)
         .await

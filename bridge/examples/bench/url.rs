@@ -66,7 +66,7 @@ fn start_fixture(fixture: &Path) -> Option<Fixture> {
 
 /// The direct client: one POST per call over one kept connection, the body read whole.
 fn direct(url: &str, runs: usize, warmup: usize) -> Result<Stats, String> {
-    mcp_bridge_vscode::upstream::http::install_crypto_provider();
+    mcp_bridge_vscode::install_crypto_provider();
     let pem = std::fs::read(ca_file()).map_err(|e| e.to_string())?;
     let ca = reqwest::Certificate::from_pem(&pem).map_err(|e| e.to_string())?;
     let client = reqwest::Client::builder()

@@ -317,3 +317,6 @@ fn in_command_line_order(
 mod options_doc_tests;
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod fuzz_tests;

@@ -3,7 +3,7 @@
 //! own stdio transport) on one stdin/stdout, without a second process.
 //!
 //! The first message selects the path (the contract's section "The bridge in a zig-sdk
-//! server", [`first`]):
+//! server", the module `first`):
 //!
 //! - a request named exactly `initialize` → the bridge: the same core as the executable
 //!   ([`crate::front::serve`]), whose upstream is the server in the same process over an
@@ -17,10 +17,10 @@
 //! and no watchdog is armed: the host owns the process.
 //!
 //! The generic form [`serve_stdio_with`] serves any server that can be reached through an
-//! in-memory pipe; with the cargo feature `rmcp`, [`serve_stdio`] serves an rmcp
+//! in-memory pipe; with the cargo feature `rmcp`, `serve_stdio` serves an rmcp
 //! `ServerHandler`. bridge/README.md ("Embedding the bridge in an rmcp server") shows both.
 
-pub mod first;
+pub(crate) mod first;
 mod paths;
 #[cfg(feature = "rmcp")]
 mod with_rmcp;
@@ -50,6 +50,7 @@ pub struct Options {
     /// `serverInfo` for VS Code when the server's discover result has none (R1); the rmcp
     /// form takes the server's own name and version when these are `None`.
     pub name: Option<String>,
+    /// The version of that `serverInfo` (see `name`).
     pub version: Option<String>,
     /// The longest line of the first lines and of the bridge's two sides (a longer first line
     /// is dropped with a warning, and the next line decides).

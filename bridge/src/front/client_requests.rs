@@ -91,6 +91,7 @@ impl ClientRequests {
     }
 
     /// The number of requests that wait for an answer.
+    #[cfg(test)]
     pub fn pending(&self) -> usize {
         self.lock().len()
     }

@@ -217,11 +217,13 @@ impl Inflight {
     }
 
     /// The number of requests in flight.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.lock().len()
     }
 
     /// True when no request is in flight.
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -48,14 +48,20 @@ use crate::wire::parse;
 use crate::wire::reader::{LineReader, RawLine};
 use crate::wire::writer::{Outbox, spawn_writer};
 
+/// The options of [`serve`].
 #[derive(Clone, Debug)]
 pub struct Options {
     /// The upstream server: a command or a URL.
     pub upstream: Target,
+    /// R1: the server information when the upstream server sends none that is valid.
     pub fallback: ServerInfoFallback,
+    /// How long `initialize` waits for the answer to `server/discover` (`--discover-timeout`).
     pub discover_timeout: Duration,
+    /// The longest line on either side (`--max-line-bytes`).
     pub max_line_bytes: usize,
+    /// The requests of VS Code in flight at once (-32603 above it).
     pub max_in_flight: usize,
+    /// The contract's `shutdown_grace` of the stop sequence (R7).
     pub shutdown_grace: Duration,
     /// M4: the sign-in of an upstream at a URL (the same one that its transport asks): the
     /// front attaches its consent port to its gate and reads its time limit and counters.

@@ -9,6 +9,5 @@ mod client;
 
 pub use self::body::{BodyError, read_body};
 pub use self::client::{
-    CaError, ClientError, ClientOptions, build_client, describe, install_crypto_provider,
-    load_ca_file,
+    ClientError, ClientOptions, build_client, describe, install_crypto_provider, load_ca_file,
 };

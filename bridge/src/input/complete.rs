@@ -51,6 +51,7 @@ impl UrlSteps {
         UrlSteps::default()
     }
 
+    #[cfg(test)]
     pub fn steps(&self) -> &[UrlStep] {
         &self.steps
     }

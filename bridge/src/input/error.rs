@@ -63,6 +63,7 @@ impl From<InputError> for RoundFailure {
 
 impl RoundFailure {
     /// The error object for the response of the original request.
+    #[cfg(test)]
     pub fn to_error_object(&self) -> Value {
         match self {
             RoundFailure::Bridge(e) => e.to_error_object(),

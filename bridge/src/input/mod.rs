@@ -2,7 +2,7 @@
 //! client of revision 2025-11-25 (R8, O1, O2, O3, C2 and the quirks about forms, URLs,
 //! cancellations and late answers).
 //! Value in, value out: no I/O and no clock. `front::rounds` does the I/O; the causes of the
-//! failures are rows of the one error table (`translate::errors::Cause`); the `b-N` ids, the
+//! failures are rows of the one error table (`errors::Cause`); the `b-N` ids, the
 //! cancellation frame's reasons and the time limits are the front's and `translate`'s.
 //!
 //! Decisions where the reference is silent:
@@ -26,3 +26,10 @@ pub mod shape;
 pub mod state;
 pub mod texts;
 pub mod url;
+
+#[cfg(test)]
+mod fuzz_tests;
+#[cfg(test)]
+mod no_panic_tests;
+#[cfg(test)]
+mod schema_conformance_tests;

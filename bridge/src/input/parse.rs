@@ -31,6 +31,7 @@ pub struct InputRequired {
 impl InputRequired {
     /// A round with no input request: a pure retry with the `requestState`, without asking the
     /// client.
+    #[cfg(test)]
     pub fn is_state_only(&self) -> bool {
         self.input_requests.is_empty()
     }

@@ -33,6 +33,7 @@ impl Backoff {
     }
 
     /// The wait that the next loss would give (without a reset).
+    #[cfg(test)]
     pub fn peek(&self) -> Duration {
         self.next
     }

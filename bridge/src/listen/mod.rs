@@ -7,3 +7,8 @@ pub mod backoff;
 pub mod filter;
 pub mod replay;
 pub mod stream;
+
+#[cfg(test)]
+mod fuzz_tests;
+#[cfg(test)]
+mod no_panic_tests;

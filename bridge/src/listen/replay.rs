@@ -138,6 +138,7 @@ pub struct Subscriptions {
 }
 
 impl Subscriptions {
+    #[cfg(test)]
     pub fn new() -> Self {
         Subscriptions::default()
     }

@@ -57,6 +57,7 @@ pub struct Generations {
 }
 
 impl Generations {
+    #[cfg(test)]
     pub fn new() -> Self {
         Generations::default()
     }

@@ -15,7 +15,7 @@ mod layer;
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
-pub use layer::{LineLayer, REQUEST_SPAN, install, request_span};
+pub use layer::{LineLayer, install, request_span};
 
 /// The tag that starts every line of the bridge.
 pub const TAG: &str = "mcp-bridge-vscode";

@@ -109,6 +109,7 @@ pub struct Forwarded {
 /// R3, C3: splits the params of a forwarded request. Params that are missing or not an
 /// object become `{}`; `task` goes away because the bridge declares no tasks. The params are
 /// taken by value, so that a large argument is never copied here.
+#[cfg(test)]
 pub fn forward_params(params: Option<Value>) -> Forwarded {
     forward_object(match params {
         Some(Value::Object(map)) => LazyObject::from(map),

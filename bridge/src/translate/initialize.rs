@@ -115,7 +115,9 @@ pub fn upstream_capabilities(client: &Value) -> Value {
 /// R1: the server information when the upstream server sends none that is valid.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServerInfoFallback {
+    /// `serverInfo.name`.
     pub name: String,
+    /// `serverInfo.version`.
     pub version: String,
 }
 

@@ -8,6 +8,7 @@ pub mod level;
 pub mod schema;
 pub mod shape;
 
-/// The error table moved to the bottom floor ([`crate::errors`]); this path stays for the
-/// integration tests and is to be removed.
-pub use crate::errors;
+#[cfg(test)]
+mod fuzz_tests;
+#[cfg(test)]
+mod lossless_tests;

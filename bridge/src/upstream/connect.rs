@@ -26,7 +26,9 @@ use crate::wire::writer::Room;
 pub enum Target {
     /// `-- <command> [args...]`: a child process on stdio.
     Command {
+        /// The program.
         command: OsString,
+        /// Its arguments.
         args: Vec<OsString>,
     },
     /// `<url>`: Streamable HTTP, with the sign-in that gives its requests their bearer (M4;
@@ -41,11 +43,14 @@ pub enum Target {
 /// server's lines from `read` and writes its own to `write`. The server serves the other end
 /// with its own line transport; closing `write` is the end of its input.
 pub struct Pipe {
+    /// The server's lines toward the bridge.
     pub read: Box<dyn AsyncRead + Unpin + Send>,
+    /// The bridge's lines toward the server.
     pub write: Box<dyn AsyncWrite + Unpin + Send>,
 }
 
 impl Pipe {
+    /// A pipe of the two ends `read` and `write`.
     pub fn new(
         read: impl AsyncRead + Unpin + Send + 'static,
         write: impl AsyncWrite + Unpin + Send + 'static,
@@ -62,6 +67,7 @@ impl Pipe {
 pub struct PipeConnect(pub Arc<dyn Fn() -> io::Result<Pipe> + Send + Sync>);
 
 impl PipeConnect {
+    /// The function `connect`, called once per connection.
     pub fn new(connect: impl Fn() -> io::Result<Pipe> + Send + Sync + 'static) -> PipeConnect {
         PipeConnect(Arc::new(connect))
     }

@@ -53,6 +53,7 @@ impl Envelope {
 
     /// The same `_meta` as [`Envelope::meta`], written straight as JSON text: no map is built
     /// for each request (issue 15).
+    #[cfg(test)]
     pub fn meta_bytes(
         &self,
         log_level: Option<LogLevel>,
@@ -186,6 +187,7 @@ impl<'a> RequestFrame<'a> {
 }
 
 /// One request frame with its `_meta`.
+#[cfg(test)]
 pub fn request_frame(id: i64, method: &str, mut params: Map<String, Value>, meta: Value) -> Value {
     params.insert("_meta".into(), meta);
     let mut frame = Map::new();

@@ -118,6 +118,7 @@ pub trait Transport: Send + Sync + 'static {
     /// process. A transport without a process ends at its stop.
     fn end_watch(&self) -> watch::Receiver<Option<Ended>>;
     /// O10: true for an upstream server at a URL (VS Code then gets only `data:` icons).
+    #[allow(dead_code)] // Not read: `Target::is_remote` answers O10 before a transport exists.
     fn is_remote(&self) -> bool {
         false
     }

@@ -132,10 +132,7 @@ impl LazyObject {
         LazyObject::default()
     }
 
-    pub fn len(&self) -> usize {
-        self.members.len()
-    }
-
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.members.is_empty()
     }
@@ -167,10 +164,6 @@ impl LazyObject {
     pub fn remove(&mut self, key: &str) -> Option<Member> {
         let i = self.position(key)?;
         Some(self.members.swap_remove(i).1)
-    }
-
-    pub fn keys(&self) -> impl Iterator<Item = &str> {
-        self.members.iter().map(|(k, _)| &**k)
     }
 
     /// Every member parsed (for the rules that walk a whole result, and the input rounds).

@@ -18,3 +18,6 @@ pub mod scan;
 pub mod stdio_pipes;
 pub mod surrogates;
 pub mod writer;
+
+#[cfg(test)]
+mod fuzz_tests;

@@ -48,11 +48,8 @@ impl Frame {
         self.pieces().map(<[u8]>::len).sum()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// The whole line in one buffer (tests, and transports that need one body).
+    #[cfg(test)]
     pub fn to_vec(&self) -> Vec<u8> {
         if let Repr::One(line) = &self.repr {
             return line.clone();
@@ -105,6 +102,7 @@ pub struct FrameBuf {
 }
 
 impl FrameBuf {
+    #[cfg(test)]
     pub fn new() -> FrameBuf {
         FrameBuf::with_capacity(256)
     }

@@ -55,6 +55,7 @@ impl Room {
     }
 
     /// A room that never waits (tests of a transport without a writer).
+    #[cfg(test)]
     pub fn unlimited() -> Room {
         Room::new(usize::MAX)
     }

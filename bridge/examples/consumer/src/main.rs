@@ -77,7 +77,7 @@ impl ServerHandler for Consumer {
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     // The bridge's stderr lines (`mcp-bridge-vscode: bridge: ...`) in VS Code's Output channel.
-    mcp_bridge_vscode::log::install();
+    mcp_bridge_vscode::install_log();
     match mcp_bridge_vscode::embed::serve_stdio(Consumer).await {
         Ok(_) => std::process::ExitCode::SUCCESS,
         Err(error) => {

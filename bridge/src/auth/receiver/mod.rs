@@ -128,6 +128,7 @@ impl Receiver {
         })
     }
 
+    #[cfg(test)]
     pub fn port(&self) -> u16 {
         self.port
     }

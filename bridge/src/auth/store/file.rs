@@ -52,6 +52,7 @@ impl FileStore {
         })
     }
 
+    /// The folder of the encrypted files.
     pub fn dir(&self) -> &Path {
         &self.dir
     }

@@ -44,6 +44,7 @@ impl Index {
         &self.entries
     }
 
+    #[cfg(test)]
     pub fn contains(&self, key: &str) -> bool {
         self.entries.iter().any(|k| k == key)
     }

@@ -18,6 +18,7 @@ pub trait Entries: Send + Sync {
     /// back (a file that does not decrypt, parts that do not belong together): the store
     /// reports that itself.
     fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError>;
+    /// Writes the entry `key` (a new one or in place of the old one).
     fn put(&self, key: &str, bytes: &[u8]) -> Result<(), StoreError>;
     /// True when there was an entry.
     fn remove(&self, key: &str) -> Result<bool, StoreError>;
@@ -41,6 +42,7 @@ impl<E: Entries> Indexed<E> {
         }
     }
 
+    #[cfg(test)]
     pub fn entries(&self) -> &E {
         &self.entries
     }

@@ -28,9 +28,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 pub use self::memory::MemoryStore;
-pub use self::open::{
-    Environment, Opened, keychain_line, open, open_file, open_keychain, open_with,
-};
+pub use self::open::{open, open_file, open_keychain};
 
 /// One stored sign-in: the client of the bridge at the authorization server and its tokens.
 /// A client secret of `MCP_BRIDGE_CLIENT_SECRET` is never part of it.
@@ -40,16 +38,20 @@ pub struct Record {
     pub issuer: String,
     /// The resource of the protected resource metadata (RFC 8707).
     pub resource: String,
+    /// The client id that the bridge used (registered, given, or its metadata document).
     pub client_id: String,
     /// The secret that a dynamic registration gave the client, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub registered_secret: Option<String>,
+    /// The access token of the requests.
     pub access_token: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The refresh token, if the server gave one.
     pub refresh_token: Option<String>,
     /// Seconds since the Unix epoch when the access token expires, if the server said.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<u64>,
+    /// The scopes that were granted.
     #[serde(default)]
     pub scopes: Vec<String>,
 }

@@ -31,7 +31,6 @@ use crate::auth::TokenSource;
 use crate::http::{ClientError, ClientOptions, build_client};
 /// The HTTP floor moved to [`crate::http`]; these paths stay for the binary, the examples and
 /// the other crates of the workspace, and are to be removed.
-pub use crate::http::{install_crypto_provider, load_ca_file};
 use crate::log::{self, Level};
 use crate::sync::lock;
 use crate::wire::writer::Room;

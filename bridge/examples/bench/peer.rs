@@ -1,0 +1,185 @@
+//! The peers of the bench: a child process spoken to over its pipes (the fixture straight, the
+//! byte relay, the bridge), the relay itself, and how each is started.
+
+use super::*;
+
+pub(crate) struct Peer {
+    pub(crate) child: Child,
+    pub(crate) stdin: ChildStdin,
+    pub(crate) stdout: BufReader<ChildStdout>,
+    pub(crate) line: Vec<u8>,
+    pub(crate) next_id: u64,
+    pub(crate) modern: bool,
+    /// Notifications read while waiting for responses.
+    pub(crate) notes: usize,
+}
+
+impl Peer {
+    pub(crate) fn start(program: &Path, args: &[&str], modern: bool) -> Peer {
+        let mut command = Command::new(program);
+        command.args(args);
+        Peer::from_command(command, modern)
+    }
+
+    pub(crate) fn from_command(mut command: Command, modern: bool) -> Peer {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {:?}: {e}", command.get_program()));
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = BufReader::with_capacity(MIB, child.stdout.take().expect("stdout"));
+        Peer {
+            child,
+            stdin,
+            stdout,
+            line: Vec::new(),
+            next_id: 1,
+            modern,
+            notes: 0,
+        }
+    }
+
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The bytes of one request (built before the clock starts).
+    pub(crate) fn frame(&mut self, method: &str, mut params: Value) -> (u64, Vec<u8>) {
+        let id = self.next_id;
+        self.next_id += 1;
+        if self.modern {
+            params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+                "io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"},
+                "io.modelcontextprotocol/clientCapabilities":{}});
+        }
+        let mut frame =
+            serde_json::to_vec(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}))
+                .expect("json");
+        frame.push(b'\n');
+        (id, frame)
+    }
+
+    pub(crate) fn send(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).expect("write");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// Sends a prepared request and reads up to its response; returns the response length.
+    pub(crate) fn exchange(&mut self, id: u64, frame: &[u8]) -> usize {
+        let (n, ok) = self.exchange_any(id, frame);
+        assert!(ok, "error: {:.300}", String::from_utf8_lossy(&self.line));
+        n
+    }
+
+    /// [`Peer::exchange`] that also takes an error response: its length and whether it is a
+    /// result.
+    pub(crate) fn exchange_any(&mut self, id: u64, frame: &[u8]) -> (usize, bool) {
+        self.send(frame);
+        loop {
+            self.line.clear();
+            let n = self.stdout.read_until(b'\n', &mut self.line).expect("read");
+            assert!(n > 0, "the peer closed its output");
+            if let Some(ok) = response_to(&self.line, id) {
+                return (n, ok);
+            }
+            self.notes += 1;
+        }
+    }
+
+    pub(crate) fn call(&mut self, method: &str, params: Value) -> usize {
+        let (id, frame) = self.frame(method, params);
+        self.exchange(id, &frame)
+    }
+
+    pub(crate) fn stop(mut self) {
+        drop(self.stdin);
+        let _ = self.child.wait();
+    }
+}
+
+/// `Some(is_result)` when `line` is the response to `id`. A long line is not parsed (the
+/// bench would measure itself): its id and kind are read from its start or its end.
+pub(crate) fn response_to(line: &[u8], id: u64) -> Option<bool> {
+    if line.len() < MIB {
+        let v: Value = serde_json::from_slice(line).expect("one JSON line");
+        return (v.get("id") == Some(&json!(id)) && v.get("method").is_none())
+            .then(|| v.get("result").is_some());
+    }
+    let head = &line[..256];
+    let tail = &line[line.len() - 256..];
+    let needle = format!("\"id\":{id}");
+    let has = |hay: &[u8], s: &str| memchr::memmem::find(hay, s.as_bytes()).is_some();
+    (has(head, &needle) || has(tail, &needle)).then(|| has(head, "\"result\""))
+}
+
+/// Starts `program` with piped stdin and stdout and a silent stderr.
+pub(crate) fn spawn_piped<S: AsRef<std::ffi::OsStr>>(
+    program: &std::ffi::OsStr,
+    args: &[S],
+) -> Child {
+    Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", program.to_string_lossy()))
+}
+
+/// `bench --relay <program> [args…]`: copies stdin to the program and its stdout back, byte
+/// for byte, on two threads. The cost of one more process in the pipe, and nothing else.
+pub(crate) fn relay(program: &str, args: &[String]) {
+    let mut child = spawn_piped(program.as_ref(), args);
+    let mut to_child = child.stdin.take().expect("stdin");
+    let mut from_child = child.stdout.take().expect("stdout");
+    std::thread::spawn(move || {
+        let _ = std::io::copy(&mut std::io::stdin().lock(), &mut to_child);
+    });
+    let mut out = std::io::stdout().lock();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match std::io::Read::read(&mut from_child, &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                if out.write_all(&buf[..n]).and_then(|()| out.flush()).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    let _ = child.wait();
+}
+
+pub(crate) fn start_all(fixture: &Path) -> [Peer; 3] {
+    let fixture_arg = fixture.to_string_lossy().into_owned();
+    let me = std::env::current_exe().expect("exe");
+    let mut direct = Peer::start(fixture, &[], true);
+    let mut relayed = Peer::start(&me, &["--relay", &fixture_arg], true);
+    for peer in [&mut direct, &mut relayed] {
+        peer.call("server/discover", json!({}));
+        // The listen stream of list changes (its result comes at the end).
+        let (_, frame) = peer.frame(
+            "subscriptions/listen",
+            json!({"notifications":{"toolsListChanged":true}}),
+        );
+        peer.send(&frame);
+    }
+    let bridge = find("BRIDGE_BIN", "mcp-bridge-vscode");
+    drop_cached_pages(&bridge);
+    [direct, relayed, start_bridge(&bridge, fixture)]
+}
+
+/// A bridge in front of the fixture, past `initialize` and `notifications/initialized`.
+pub(crate) fn start_bridge(bridge: &Path, fixture: &Path) -> Peer {
+    let fixture_arg = fixture.to_string_lossy().into_owned();
+    let mut via = Peer::start(bridge, &["--", &fixture_arg], false);
+    via.call("initialize", init_params());
+    via.send(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+    via
+}
+
+pub(crate) fn init_params() -> Value {
+    json!({"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}})
+}

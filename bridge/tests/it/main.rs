@@ -1,0 +1,37 @@
+//! The integration tests of `mcp-bridge-vscode`: one test binary, one module per behaviour,
+//! on the real binaries (`mcp-bridge-vscode`, `bridge-fixture-server`) with real pipes,
+//! processes, TLS and peers. The shared helpers are in [`support`].
+//!
+//! The modules share one process: the tracing subscriber of the in-process tests is installed
+//! once for the binary (`support::log_lines`), no test sets a variable of this process (each
+//! child gets its own environment), and a test that must run alone (the watchdog and panic
+//! tests of `fault_contract`) runs itself as a child process with `--exact`.
+
+mod support;
+
+mod chromium_sign_in;
+mod cli;
+mod cli_url_form;
+mod embed;
+mod fault_contract;
+mod fault_matrix;
+mod fault_matrix_url;
+mod initialize;
+mod input_rounds;
+mod input_timeout;
+mod interop;
+mod interop_http;
+mod keychain;
+mod list_changes;
+mod load_faults;
+mod logout_index;
+mod refresh_rotation;
+mod secret_sweep;
+mod sign_in;
+mod sign_in_forged_redirects;
+mod stdio_form;
+mod step_up_scope_union;
+mod stop;
+mod stores;
+mod stores_sign_in;
+mod url_form;
