@@ -317,6 +317,3 @@ fn in_command_line_order(
 mod options_doc_tests;
 #[cfg(test)]
 mod tests;
-
-#[cfg(test)]
-mod fuzz_tests;

@@ -269,3 +269,6 @@ async fn dispatch_loop<R: AsyncRead + Unpin>(
         }
     }
 }
+
+#[cfg(test)]
+mod schema_conformance_tests;

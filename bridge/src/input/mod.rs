@@ -32,4 +32,4 @@ mod fuzz_tests;
 #[cfg(test)]
 mod no_panic_tests;
 #[cfg(test)]
-mod schema_conformance_tests;
+mod url_rule_fuzz_tests;

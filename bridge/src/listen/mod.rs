@@ -9,6 +9,8 @@ pub mod replay;
 pub mod stream;
 
 #[cfg(test)]
+mod declared_tests;
+#[cfg(test)]
 mod fuzz_tests;
 #[cfg(test)]
 mod no_panic_tests;

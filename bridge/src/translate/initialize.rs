@@ -420,18 +420,4 @@ mod tests {
         assert_eq!(fallback_name(None, "/x/"), "mcp-bridge-vscode");
         assert_eq!(fallback_name(None, ""), "mcp-bridge-vscode");
     }
-
-    #[test]
-    fn m3_declared_flags_of_the_initialize_result_need_json_true() {
-        use crate::listen::replay::Declared;
-        let result = json!({"capabilities": result_capabilities(&discover())});
-        let d = Declared::from_initialize_result(&result);
-        assert!(d.tools_list_changed && d.prompts_list_changed && d.resources_list_changed);
-        assert!(d.resources_subscribe && d.logging && d.listens());
-        let d = Declared::from_initialize_result(
-            &json!({"capabilities":{"tools":{"listChanged":"yes"},"logging":true}}),
-        );
-        assert_eq!(d, Declared::default());
-        assert!(!d.listens());
-    }
 }

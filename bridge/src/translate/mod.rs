@@ -10,5 +10,3 @@ pub mod shape;
 
 #[cfg(test)]
 mod fuzz_tests;
-#[cfg(test)]
-mod lossless_tests;
