@@ -15,7 +15,7 @@
 //! in windows of 64 KiB around each page that runs, and the start of a bridge runs about
 //! 600 KB of code spread over the whole 9.6 MB: 72 windows, 3.5 MB resident while idle. Side
 //! by side they are 27 windows and 1.3 MB, and an idle bridge takes 2.6 MB instead of 4.9 MB
-//! (issue 15). The script only orders sections: a name it no longer finds (after an update of
+//! (a hot-path choice of bridge/README.md). The script only orders sections: a name it no longer finds (after an update of
 //! the toolchain or of a dependency) changes the layout, never the program. GNU ld and lld
 //! both read it. `examples/startup_order.rs` writes it; `MCP_BRIDGE_NO_STARTUP_ORDER=1`
 //! leaves it out.

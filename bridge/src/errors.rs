@@ -1,4 +1,4 @@
-//! The one error table (DESIGN principle 6): every error that the bridge makes has a cause,
+//! The one error table (docs/architecture.md principle 6): every error that the bridge makes has a cause,
 //! a JSON-RPC code, a fixed message and `data.cause`. Upstream JSON-RPC errors pass unchanged,
 //! except -32042 (quirk of M1: VS Code opens every URL in its data).
 //!
@@ -235,7 +235,8 @@ impl Cause {
                 "The client did not initialize the connection. Send initialize first."
             }
             Cause::AlreadyInitialized => "The client already sent initialize on this connection.",
-            // The zig-sdk stdio server text: the only message without a final period.
+            // The text VS Code users know from stdio servers: the only message without a final
+            // period (docs/errors.md).
             Cause::TooManyRequests => "The connection has too many requests in flight",
             Cause::LineTooLong => "The request is longer than the line limit of the bridge.",
             Cause::TooDeep => {

@@ -5,7 +5,7 @@
 //! so that a tool writes its list change or update to every stream itself, and waits until the
 //! line is written, before it returns its result. rmcp's `Peer::send_notification` completes
 //! only after the transport wrote the frame, thus on stdio the list change of `toggle` is always
-//! before the result of `toggle` (the quirk of VS Code issue 261611).
+//! before the result of `toggle` (the quirk of the quirk Q6 of docs/rules.md).
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};

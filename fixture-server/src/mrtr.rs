@@ -198,8 +198,8 @@ pub fn round<'a, const N: usize>(
     Ok(Round::Ask(input_required(requests, state)?))
 }
 
-/// The error of a `requestState` that the fixture did not give (the shape of zig-sdk's error,
-/// which the bridge turns into the text of the contract's refused-state rule).
+/// The error of a `requestState` that the fixture did not give (the shape that 2026-07-28 SDK
+/// servers give, which the bridge turns into the text of its refused-state rule, docs/rules.md R8).
 pub fn bad_state() -> McpError {
     McpError::invalid_params(
         "Invalid or expired requestState",

@@ -352,7 +352,7 @@ async fn call(s: &mut Session, opts: &Map<String, Value>, bound: Duration) -> Re
         );
         return Err(Failure::mismatch(msg, &json!(answers), &r));
     }
-    // O6 and VS Code issue 261611: a list change must come before the result, else VS Code's
+    // O6 and the quirk Q6 of docs/rules.md: a list change must come before the result, else VS Code's
     // next turn uses the stale list.
     if opts.get("expect_list_changed").and_then(Value::as_bool) == Some(true)
         && !s.sim.tools_changed

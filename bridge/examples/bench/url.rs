@@ -1,4 +1,4 @@
-//! The URL form (issue 15): round trip and resident memory of the bridge at
+//! The URL form (a hot-path choice of bridge/README.md): round trip and resident memory of the bridge at
 //! `https://127.0.0.1:<port>/mcp` of `bridge-fixture-server --listen 127.0.0.1:0`, against a
 //! direct HTTPS client of the fixture (reqwest, one connection kept), and against
 //! `mcp-remote` from npm when `MCP_REMOTE` names its `dist/proxy.js` (run with `node`).

@@ -1,5 +1,5 @@
-//! The selection of the path by the first message (the contract's section "The bridge in a
-//! zig-sdk server"): [`classify`] is the pure rule for one line, [`step`] adds the policy for
+//! The selection of the path by the first message (bridge/README.md, "Embedding the bridge in
+//! an rmcp server"): [`classify`] is the pure rule for one line, [`step`] adds the policy for
 //! `server/discover`, and [`FirstLines`] reads lines until one selects a path, keeping the
 //! bytes that it read so that the path gets them unchanged.
 

@@ -2,8 +2,8 @@
 //! bridge), the Copilot harness and every client of revision 2026-07-28 (through the server's
 //! own stdio transport) on one stdin/stdout, without a second process.
 //!
-//! The first message selects the path (the contract's section "The bridge in a zig-sdk
-//! server", the module `first`):
+//! The first message selects the path (bridge/README.md, "Embedding the bridge in an rmcp
+//! server"; the module `first`):
 //!
 //! - a request named exactly `initialize` → the bridge: the same core as the executable
 //!   ([`crate::front::serve`]), whose upstream is the server in the same process over an

@@ -1,5 +1,5 @@
 //! The dispatch of each line of VS Code, and of each notification and event of the upstream
-//! client: answered at once (R2, C1, C4), handed to a request task (DESIGN principle 5), or
+//! client: answered at once (R2, C1, C4), handed to a request task (docs/architecture.md principle 5), or
 //! to the owner of the listen stream (O7).
 
 use std::sync::Arc;
@@ -26,7 +26,7 @@ use crate::wire::lazy::LazyObject;
 use crate::wire::parse::{self, Message, Parsed, valid_id};
 
 /// One line of VS Code. A forwarded request in the ready state takes the pass-through parse
-/// (issue 15): its params keep their members as received. Every other line is parsed whole
+/// (a hot-path choice of bridge/README.md): its params keep their members as received. Every other line is parsed whole
 /// and goes to [`on_parsed`], as does a line that the pass-through does not take.
 pub(super) fn on_line(shared: &Arc<Shared>, line: Vec<u8>) {
     match parse_fast(line) {
@@ -166,7 +166,7 @@ fn forward(
     // The debug lines of the task carry the id of its request.
     let span = log::request_span(&slot.id);
     // Boxed: the task then holds a pointer, and the large state of the request is not moved
-    // on each step of the spawn (issue 15: measured with callgrind, the moves cost more than
+    // on each step of the spawn (a hot-path choice of bridge/README.md: measured with callgrind, the moves cost more than
     // the allocation).
     let task = Box::pin(request::run_forward(
         Arc::clone(shared),

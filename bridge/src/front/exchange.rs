@@ -90,7 +90,7 @@ pub(crate) async fn exchange_body(
     let uid = call.id();
     let mut times = Times::new(started, timeout);
     // The exchange's own timer waits for the connection's next tick, unless its limit comes
-    // first (issue 15, see `super::keep`).
+    // first (bridge/README.md, see `super::keep`).
     let mut armed = timeout <= super::keep::TICK;
     let tick = shared.keeper.tick();
     tokio::pin!(tick);
@@ -138,7 +138,7 @@ pub(crate) async fn exchange_body(
 }
 
 /// The times of one upstream exchange: its limit and its "still waiting" lines. One timer
-/// serves both: each timer costs a registration in the timer wheel (issue 15).
+/// serves both: each timer costs a registration in the timer wheel (a hot-path choice of bridge/README.md).
 pub(crate) struct Times {
     started: Instant,
     pub deadline: Instant,

@@ -1,4 +1,4 @@
-//! DESIGN principle 5: one cancel token per request of VS Code (and one task, or an inline
+//! docs/architecture.md principle 5: one cancel token per request of VS Code (and one task, or an inline
 //! exchange that the router finishes: [`super::inline`]), with a limit of requests in
 //! flight. The table is also the gate of the responses: a request that was canceled never
 //! gets a response, and each request gets at most one.
@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use crate::log::{self, Level};
 use crate::upstream::client::UpstreamClient;
 
-/// The requests in flight of one connection (zig-sdk's default is unknown; 64 leaves room
+/// The requests in flight of one connection (docs/rules.md, "Other rules"; 64 leaves room
 /// for VS Code, which rarely has more than a few).
 pub const MAX_IN_FLIGHT: usize = 64;
 
@@ -120,7 +120,7 @@ type Slots = HashMap<String, Slot, foldhash::fast::RandomState>;
 /// The table of requests in flight.
 pub struct Inflight {
     /// foldhash: two lookups per request, and SipHash's protection is not needed for at
-    /// most [`MAX_IN_FLIGHT`] keys (issue 15).
+    /// most [`MAX_IN_FLIGHT`] keys (a hot-path choice of bridge/README.md).
     slots: Mutex<Slots>,
     limit: usize,
 }

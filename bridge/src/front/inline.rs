@@ -1,10 +1,10 @@
-//! A forwarded request without a task of its own while it waits (issue 15): the dispatch
+//! A forwarded request without a task of its own while it waits (a hot-path choice of bridge/README.md): the dispatch
 //! sends it upstream, and the router of the upstream client finishes it when its response
 //! comes, on the task that read the response. A result that passes through goes to VS Code
 //! from there; anything else (an input round of R8, a result that a rule walks whole) gets
 //! the request task of [`super::request`] then, which goes on from that response.
 //!
-//! DESIGN principle 5 still holds: the dispatch never waits, and each request keeps its own
+//! docs/architecture.md principle 5 still holds: the dispatch never waits, and each request keeps its own
 //! cancel token and its place in the table of requests in flight ([`super::inflight`]). What
 //! a task did while waiting is done here without one:
 //! - a cancellation gives the upstream request up at once ([`super::inflight`]: the

@@ -1,4 +1,4 @@
-//! The one timer of a connection while requests come (issue 15).
+//! The one timer of a connection while requests come (a hot-path choice of bridge/README.md).
 //!
 //! An upstream exchange needs a timer: its first "still waiting" line comes after 10 s
 //! ([`super::exchange::FIRST_NOTE`]) and its limit after at least as long. Most exchanges end

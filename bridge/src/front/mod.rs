@@ -3,7 +3,7 @@
 //!
 //! The dispatch reads stdin and never waits for a request: each request has its own cancel
 //! token, and runs on its own task or, while a forwarded request over a command waits for its
-//! first response, on none ([`inline`]: the router finishes it) (DESIGN principle 5), so that
+//! first response, on none ([`inline`]: the router finishes it) (docs/architecture.md principle 5), so that
 //! cancellations, answers to the bridge's requests and the end of input are always read.
 //!
 //! Modules: this one holds what the tasks share ([`Shared`], the face of the folder that its
@@ -104,7 +104,7 @@ pub(crate) struct Shared {
     pub(crate) upstream_pid: Arc<AtomicU32>,
     /// M3: the listen stream and the subscriptions.
     pub(crate) listener: listener::Listener,
-    /// Issue 15: arming the timers of an exchange costs no wake of the runtime.
+    /// A hot-path choice (bridge/README.md): arming the timers of an exchange costs no wake of the runtime.
     pub(crate) keeper: Arc<keep::Keeper>,
     /// VS Code sent `notifications/initialized`: a sign-in from now on asks VS Code (M4).
     pub(crate) initialized: std::sync::atomic::AtomicBool,
@@ -220,7 +220,7 @@ where
     let lines = LineReader::new(input, shared.opts.max_line_bytes);
     // The dispatch runs as a task of its own, not as the future that the caller blocks on: on
     // the current-thread runtime each wake of that future writes the runtime's eventfd and
-    // costs an extra epoll_wait, once per line of VS Code (issue 15).
+    // costs an extra epoll_wait, once per line of VS Code (a hot-path choice of bridge/README.md).
     let outcome = match tokio::spawn(dispatch_loop(Arc::clone(&shared), lines, events)).await {
         Ok(outcome) => outcome,
         Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
@@ -250,7 +250,7 @@ async fn dispatch_loop<R: AsyncRead + Unpin>(
     mut events: mpsc::UnboundedReceiver<(u64, ClientEvent)>,
 ) -> Outcome {
     loop {
-        // Stdin is read here, without a task of its own (issue 15: one hand-off less per
+        // Stdin is read here, without a task of its own (a hot-path choice of bridge/README.md: one hand-off less per
         // line). The reader is cancel-safe: when an event of the upstream comes while a long
         // line waits for its next bytes, the part read so far stays in the reader.
         tokio::select! {

@@ -1,4 +1,4 @@
-//! The one writer's ordering guarantees (DESIGN principle 4). Every frame of the front reaches
+//! The one writer's ordering guarantees (docs/architecture.md principle 4). Every frame of the front reaches
 //! VS Code through a function of this module, and each guarantee is kept here:
 //!
 //! 1. **One response per request, none for a cancelled one**: [`Shared::respond`] writes only
@@ -46,7 +46,7 @@ impl Shared {
         }
     }
 
-    /// Guarantee 1 for a result that may pass through as received (issue 15).
+    /// Guarantee 1 for a result that may pass through as received (a hot-path choice of bridge/README.md).
     pub(crate) fn respond_body(&self, slot: &Slot, response: Result<Body, Value>) {
         match response {
             Ok(Body::Value(result)) => self.respond(slot, Ok(result)),

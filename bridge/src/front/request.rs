@@ -144,7 +144,7 @@ pub(crate) async fn forward_rounds(
             Exchange::Done(Ok(body)) => body,
         };
         let raw = match body {
-            // The pass-through (issue 15): a complete result whose members no rule walks
+            // The pass-through (a hot-path choice of bridge/README.md): a complete result whose members no rule walks
             // whole goes out with its members as received. A complete result asks for no
             // URL, so the rounds see it as `null`.
             Body::Object(object) if !remote => match pass_through(&method, object) {
@@ -172,7 +172,7 @@ pub(crate) async fn forward_rounds(
         }
         let original = params.to_map();
         // Boxed: the rounds are rare, and their state inline would make the future of
-        // every request larger, and every request moves it into its task (issue 15).
+        // every request larger, and every request moves it into its task (a hot-path choice of bridge/README.md).
         match Box::pin(rounds.round(&shared, &slot, &original, &raw)).await {
             Next::Retry(params) => retry = Some(params),
             Next::Respond(r) => break Some(r.map(Body::Value)),

@@ -116,7 +116,7 @@ impl Rounds {
             Ok(collected) => {
                 for (key, uri) in &collected.dropped_roots {
                     // Only the scheme: the rest of a URI can carry user information or a
-                    // token, and no secret reaches a log line (DESIGN principle 8).
+                    // token, and no secret reaches a log line (docs/architecture.md principle 8).
                     log::bridge(
                         Level::Debug,
                         &format!(

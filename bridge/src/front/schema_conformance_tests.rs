@@ -188,7 +188,8 @@ fn r8_bridge_is_stricter_than_the_schema_on_empty_sampling_messages() {
     let Some(v) = def("2026-07-28", "InputRequest") else {
         return;
     };
-    // zig-sdk refuses a sampling request without a message; the schema has no minItems.
+    // A sampling request without a message is refused (docs/rules.md O2); the schema has no
+    // minItems.
     let empty =
         json!({"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5}});
     assert!(v.is_valid(&empty));

@@ -1,5 +1,5 @@
 //! The failures of an input round. Their causes are rows of the bridge's one error table
-//! ([`Cause`], DESIGN.md principle 6): each has its JSON-RPC code (−32603), its fixed message
+//! ([`Cause`], docs/architecture.md principle 6): each has its JSON-RPC code (−32603), its fixed message
 //! and its `data.cause` name; the `detail` names the input request.
 
 use std::fmt;

@@ -1,4 +1,4 @@
-//! M2 (issue 5): the pure rules of the input rounds of an `InputRequiredResult` against a
+//! M2 (docs/rules.md R8): the pure rules of the input rounds of an `InputRequiredResult` against a
 //! client of revision 2025-11-25 (R8, O1, O2, O3, C2 and the quirks about forms, URLs,
 //! cancellations and late answers).
 //! Value in, value out: no I/O and no clock. `front::rounds` does the I/O; the causes of the

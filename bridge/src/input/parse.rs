@@ -6,11 +6,10 @@ use super::error::InputError;
 use crate::errors::Cause;
 use crate::translate::shape::{ResultKind, result_kind};
 
-/// At most this many input requests in one round (DESIGN.md principle 7).
+/// At most this many input requests in one round (docs/architecture.md principle 7).
 pub const MAX_INPUT_REQUESTS_PER_ROUND: usize = 16;
 
-/// At most this many upstream rounds for one original request (zig-sdk
-/// `mrtr_max_rounds_client`): an upstream that always asks again is called exactly 10 times.
+/// At most this many upstream rounds for one original request (docs/rules.md R8): an upstream that always asks again is called exactly 10 times.
 pub const MAX_ROUNDS: u32 = 10;
 
 /// R8: whether an upstream result is an `InputRequiredResult` (`resultType: "input_required"`).

@@ -170,7 +170,7 @@ pub fn is_url_params(p: &Map<String, Value>) -> bool {
 }
 
 /// `CreateMessageRequestParams` (2026-07-28). `messages` must not be empty: a sampling
-/// request without a message has nothing to sample (zig-sdk refuses it as a shape error).
+/// request without a message has nothing to sample (docs/rules.md O2: a shape error).
 pub fn is_sampling_params(p: &Map<String, Value>) -> bool {
     p.get("messages")
         .and_then(Value::as_array)

@@ -1,4 +1,4 @@
-//! M3 (issue 6): the pure rules of list changes, resource updates and log messages (R2, O5,
+//! M3 (docs/rules.md O5–O7): the pure rules of list changes, resource updates and log messages (R2, O5,
 //! O6, O7 and the quirks about order).
 //! The log level and the log messages (O5) live in [`crate::translate::level`]; the I/O of
 //! the stream is `front::listener`.

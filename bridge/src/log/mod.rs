@@ -2,7 +2,7 @@
 //!
 //! Stdout carries JSON-RPC frames only, so every human-readable line goes to stderr. The texts
 //! are the ones of the contract's troubleshooting table. Callers never pass frame content,
-//! header values, tokens or form answers (DESIGN principle 8).
+//! header values, tokens or form answers (docs/architecture.md principle 8).
 //!
 //! Every line is a `tracing` event: the target is the scope (`bridge`, `vscode`, `mcp_stdio`,
 //! `mcp_router`) and the level is mapped (err → ERROR, warn → WARN, info → INFO, debug →

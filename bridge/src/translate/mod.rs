@@ -1,4 +1,4 @@
-//! The pure translation core (DESIGN principle 2): value in, value out, no I/O, no clock.
+//! The pure translation core (docs/architecture.md principle 2): value in, value out, no I/O, no clock.
 //! Each rule of the contract is one function here, named by its id in the doc comment.
 
 pub mod forward;

@@ -48,7 +48,7 @@ pub fn is_list(method: &str) -> bool {
 }
 
 /// Shapes a complete result. Returns `None` when the result is not an object (the caller
-/// answers `invalid_response`). Every member that no rule names stays (DESIGN principle 1).
+/// answers `invalid_response`). Every member that no rule names stays (docs/architecture.md principle 1).
 pub fn shape_result(method: &str, result: Value) -> Option<(Value, Vec<ToolFix>)> {
     let Value::Object(mut map) = result else {
         return None;
@@ -70,7 +70,7 @@ pub fn shape_result(method: &str, result: Value) -> Option<(Value, Vec<ToolFix>)
     Some((Value::Object(map), fixes))
 }
 
-/// R1, R4, R5 of [`shape_result`] on a result whose members are parsed on demand (issue 15):
+/// R1, R4, R5 of [`shape_result`] on a result whose members are parsed on demand (a hot-path choice of bridge/README.md):
 /// only the members that the rules name are read, and the rest go out as received. A result
 /// that a rule must walk whole (R6 of `tools/list`, O11 with `structuredContent`) comes back
 /// unchanged as `Err`, for [`shape_result`]. The steps and their order are those of

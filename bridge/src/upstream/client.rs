@@ -56,7 +56,7 @@ enum Waiter {
 }
 
 /// A request that the router finishes itself, on the transport's task, so that its response
-/// wakes no task (issue 15). It runs before the router reads the next line: it must not
+/// wakes no task (a hot-path choice of bridge/README.md). It runs before the router reads the next line: it must not
 /// block.
 pub trait Completion: Send {
     /// The params of a `notifications/progress` of the request. Called while the client's
@@ -113,7 +113,7 @@ pub struct UpstreamClient {
     /// The members of `_meta` that every request carries, as JSON text.
     fixed_meta: Vec<u8>,
     next_id: AtomicI64,
-    /// foldhash: the bridge's own integer ids need no protection of SipHash (issue 15).
+    /// foldhash: the bridge's own integer ids need no protection of SipHash (a hot-path choice of bridge/README.md).
     pending: Mutex<HashMap<i64, Pending, foldhash::fast::RandomState>>,
     closed: AtomicBool,
     max_line_bytes: usize,
@@ -189,7 +189,7 @@ impl UpstreamClient {
 
     /// Sends one request. The call is registered before the frame goes out, so that no
     /// response can come before its entry. Members of `params` that were received raw go
-    /// out as received (issue 15).
+    /// out as received (a hot-path choice of bridge/README.md).
     pub fn request(
         self: &Arc<Self>,
         method: &str,
@@ -405,7 +405,7 @@ impl Router {
         let client = &self.client;
         match event {
             TransportEvent::Line(RawLine::Line(line)) => match parse_fast(line) {
-                // The common case: a result whose members stay as received (issue 15).
+                // The common case: a result whose members stay as received (a hot-path choice of bridge/README.md).
                 Ok(Fast::Response { id, result }) => {
                     if !client.complete(&id, Ok(Body::Object(result))) {
                         log::bridge(Level::Debug, NO_REQUEST);

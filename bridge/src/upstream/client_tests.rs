@@ -285,7 +285,7 @@ fn over_lines() -> (
     (client, lines, their_write)
 }
 
-/// Issue 15: a request finished by the router gets its progress and then its response, in
+/// A hot-path choice (bridge/README.md): a request finished by the router gets its progress and then its response, in
 /// the upstream's order; one that is given up gets neither, and the upstream its
 /// cancellation; at the close, one still in flight gets `Closed`.
 #[tokio::test]

@@ -52,7 +52,7 @@ impl Envelope {
     }
 
     /// The same `_meta` as [`Envelope::meta`], written straight as JSON text: no map is built
-    /// for each request (issue 15).
+    /// for each request (a hot-path choice of bridge/README.md).
     #[cfg(test)]
     pub fn meta_bytes(
         &self,

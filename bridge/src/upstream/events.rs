@@ -1,5 +1,5 @@
 //! Where a transport reports its [`TransportEvent`]s: to the router of its client, called on
-//! the task of the transport that received the event (issue 15: a task of its own for the
+//! the task of the transport that received the event (a hot-path choice of bridge/README.md: a task of its own for the
 //! router cost a wake-up and a poll on every message of the upstream).
 //!
 //! The router sees the events one at a time, in the order in which they were sent, as

@@ -1,9 +1,9 @@
-//! DESIGN principle 1 (lossless pass-through), as a property: for random JSON values (unknown
+//! docs/architecture.md principle 1 (lossless pass-through), as a property: for random JSON values (unknown
 //! members, deep nesting, unicode escapes, big numbers within the id rules) the value that VS
 //! Code receives equals the value that the upstream server sent, after the rules.
 //!
 //! Both directions go through the bytes of both parse paths: a result line of the upstream
-//! through the line reader, the full parse or the pass-through parse (issue 15: members kept as
+//! through the line reader, the full parse or the pass-through parse (a hot-path choice of bridge/README.md: members kept as
 //! the bytes received), the shape rules (R4, R5, R6) and the one writer; the params of a VS Code
 //! request through the reader, either parse, the split of R3, the envelope and the upstream
 //! frame. The lines are written in several forms (compact, with whitespace, with `\u` escapes),

@@ -1,5 +1,5 @@
 //! The 2026-07-28 side: a client written by hand on tokio, because it must pass every
-//! message through without a loss (DESIGN principle 1), and its transports.
+//! message through without a loss (docs/architecture.md principle 1), and its transports.
 //!
 //! The seam: [`connect::connect`] is the one place that turns a [`connect::Target`] (a
 //! command, a URL, or a server in the same process over a pipe) into a connection, a [`Transport`]
@@ -95,7 +95,7 @@ pub trait Transport: Send + Sync + 'static {
     /// Queues the request `id` (its whole frame, `method` for the transport's headers); false
     /// when the transport takes no more frames.
     fn send_request(&self, id: i64, method: &str, frame: &Value) -> bool;
-    /// The same with the frame as the bridge builds it (issue 15): a transport of lines
+    /// The same with the frame as the bridge builds it (a hot-path choice of bridge/README.md): a transport of lines
     /// writes its members as received; the others get the frame as a value.
     fn send_request_frame(&self, frame: &envelope::RequestFrame) -> bool {
         match self.line_link() {

@@ -1,4 +1,4 @@
-//! The pass-through parse of a line (issue 15): a request with object params or a response
+//! The pass-through parse of a line (a hot-path choice of bridge/README.md): a request with object params or a response
 //! with an object result keeps each top-level member of its params or result as the bytes
 //! received ([`LazyObject`]). Every other line, and every line that [`Scanner`] does not
 //! take as plain JSON, takes the full parse ([`super::parse::parse_line`]), so that both

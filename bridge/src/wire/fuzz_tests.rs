@@ -165,7 +165,7 @@ fn fuzz_request_parser_and_id_recovery() {
     }
 }
 
-/// The pass-through parse (issue 15) takes only what the full parse reads the same way: a
+/// The pass-through parse (a hot-path choice of bridge/README.md) takes only what the full parse reads the same way: a
 /// line that it takes is one JSON value, and its id, method, params and result equal those of
 /// the full parse. Real messages and their mutations (most of which are not JSON).
 #[test]

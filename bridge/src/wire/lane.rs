@@ -2,12 +2,12 @@
 //! order in which they were sent, and one lock decides who writes the next one.
 //!
 //! While the writer task has nothing in hand and the sink is a pipe on the reactor, the task
-//! that sends a frame writes it at once, without waiting (issue 15: the hop to the writer task
+//! that sends a frame writes it at once, without waiting (a hot-path choice of bridge/README.md: the hop to the writer task
 //! cost a wake-up and a poll on every message, in both directions). Everything else goes to
 //! the writer's queue: a frame while earlier ones wait, a frame that a full pipe does not
 //! take, and the rest of a frame that it takes in part. Because both decisions happen under
 //! the lock, and a frame is only written at once while the queue is empty, the order of the
-//! lane is the order of the sends (R7, DESIGN principle 4: the lane is the one place that
+//! lane is the order of the sends (R7, docs/architecture.md principle 4: the lane is the one place that
 //! orders the frames of its sink).
 
 use std::io::{self, IoSlice};

@@ -1,4 +1,4 @@
-//! Parse only what a rule needs (issue 15): a JSON object whose member values stay the bytes
+//! Parse only what a rule needs (a hot-path choice of bridge/README.md): a JSON object whose member values stay the bytes
 //! received until a rule reads one, and are written back from those bytes.
 //!
 //! A member is a slice of the line it came in (a [`Bytes`] that shares the line's buffer), so
@@ -90,7 +90,7 @@ pub struct LazyObject {
 }
 
 /// The key of a member: a key that results and params often have is a static text, so that
-/// a message of a few members allocates no key (issue 15).
+/// a message of a few members allocates no key (a hot-path choice of bridge/README.md).
 pub type Key = Cow<'static, str>;
 
 /// Keys of the top level of params and results, by how often they come.

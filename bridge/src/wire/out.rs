@@ -1,4 +1,4 @@
-//! One outgoing frame as a list of byte pieces (issue 15): the small parts are built in one
+//! One outgoing frame as a list of byte pieces (a hot-path choice of bridge/README.md): the small parts are built in one
 //! buffer, and a large member that is passed through goes out as the slice of the line it
 //! came in, so that the frame never holds a second full copy of it.
 
@@ -18,7 +18,7 @@ pub struct Frame {
 }
 
 /// Most frames are small and made in one buffer: they keep it as it is, without the
-/// allocations of a list of shared pieces (issue 15: every response is a frame).
+/// allocations of a list of shared pieces (a hot-path choice of bridge/README.md: every response is a frame).
 #[derive(Clone, Debug)]
 enum Repr {
     One(Vec<u8>),

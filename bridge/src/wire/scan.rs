@@ -1,4 +1,4 @@
-//! The gate of the pass-through path (issue 15): a fast scan that checks the syntax of a line
+//! The gate of the pass-through path (a hot-path choice of bridge/README.md): a fast scan that checks the syntax of a line
 //! and says whether it may keep its member values as the bytes received.
 //!
 //! Besides the syntax, three things that a full parse into a `Value` decides: the nesting

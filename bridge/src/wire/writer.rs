@@ -1,4 +1,4 @@
-//! R7 and DESIGN principle 4: one writer of stdout, one frame per line, in the order in
+//! R7 and docs/architecture.md principle 4: one writer of stdout, one frame per line, in the order in
 //! which the bridge sent the frames. The writer is the lane ([`super::lane`]) with its task:
 //! a frame goes out at once from the task that sends it while nothing waits, else through
 //! the writer task's queue.
@@ -15,8 +15,8 @@ use tokio::task::JoinHandle;
 use super::lane::Lane;
 use super::out::Frame;
 
-/// How many bytes of frames may wait for stdout before the upstream reader pauses (DESIGN
-/// principle 7): when VS Code reads stdout slowly or not at all, the upstream server then
+/// How many bytes of frames may wait for stdout before the upstream reader pauses
+/// (docs/architecture.md principle 7): when VS Code reads stdout slowly or not at all, the upstream server then
 /// blocks on its own stdout instead of the bridge buffering without a bound.
 pub const ROOM_BYTES: usize = 32 << 20;
 
@@ -106,7 +106,7 @@ impl Outbox {
         }
     }
 
-    /// Queues one frame that is already bytes (a result passed through, issue 15).
+    /// Queues one frame that is already bytes (a result passed through: a hot-path choice of bridge/README.md).
     pub fn send_frame(&self, frame: Frame) -> bool {
         self.lane.send(frame, |frame| {
             // Only a queued frame takes room: one written at once is in the pipe already.

@@ -1,4 +1,4 @@
-//! Process tests of M5 (issue 12): `bridge-fixture-server --embedded`, the fixture (an rmcp
+//! Process tests of M5 (the embedded bridge, bridge/README.md): `bridge-fixture-server --embedded`, the fixture (an rmcp
 //! server) serving stdio through `embed::serve_stdio`, with real pipes. The first message
 //! selects the path: VS Code's `initialize` gets the bridge in the process; a client of
 //! revision 2026-07-28 gets the server's own answers. Each test ends with the end of stdin and

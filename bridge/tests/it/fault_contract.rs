@@ -1,4 +1,4 @@
-//! Contract paths of M1–M3 that no other test forces (issue 14): the watchdog, the internal
+//! Contract paths of M1–M3 that no other test forces (bridge/README.md "Reliability"): the watchdog, the internal
 //! error line, a request timeout with its cancellation upstream and the "still waiting" line
 //! every 30 s, `cannot start the listen stream`, the "too deep to examine" line, `--log-level`
 //! as a threshold, the signal form of the exit line, a cancellation of `initialize`, no form

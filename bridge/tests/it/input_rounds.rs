@@ -1,4 +1,4 @@
-//! Process tests of milestone M2 (issue 5): the input rounds over real pipes, with
+//! Process tests of milestone M2 (docs/rules.md R8): the input rounds over real pipes, with
 //! `mcp-bridge-vscode` in front of `bridge-fixture-server`. Each test that starts the bridge
 //! also proves that no process of its tree is left (see support::Bridge).
 

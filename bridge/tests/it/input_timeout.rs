@@ -1,4 +1,4 @@
-//! M2 (R8, reference-bridge.md §3.4): the wait for VS Code's answers is bounded by 1 h. The
+//! M2 (R8, docs/rules.md R8): the wait for VS Code's answers is bounded by 1 h. The
 //! bridge runs in this process in front of the real fixture server; once the bridge has sent
 //! its `b-` request, tokio's clock is paused, so the idle runtime jumps straight to the bound:
 //! no sleep, no hour, and the timers are the bridge's own.
@@ -47,7 +47,7 @@ async fn next<R: tokio::io::AsyncBufRead + Unpin>(
     serde_json::from_str(&line).expect("JSON")
 }
 
-/// Also issue 15: the first round of a `tools/call` through a command has no task while it
+/// Also a hot-path choice (bridge/README.md): the first round of a `tools/call` through a command has no task while it
 /// waits (the router takes its response). Here that response starts an input round, and the
 /// request task goes on from it: from then on only the times of the round count. The
 /// connection's ticks must not give the finished first round a timer: no "still waiting for

@@ -95,7 +95,7 @@ fn interop_typescript_sdk_v1_lists_calls_add_gets_greet_reads_the_resource_and_a
     );
 }
 
-/// M5 (issue 12): the same client against `bridge-fixture-server --embedded` directly: its
+/// M5 (the embedded bridge, bridge/README.md): the same client against `bridge-fixture-server --embedded` directly: its
 /// `initialize` selects the bridge inside the fixture's process; no bridge process.
 #[test]
 fn m5_interop_typescript_sdk_v1_against_the_embedded_fixture_directly() {
@@ -115,7 +115,7 @@ fn m5_interop_typescript_sdk_v1_against_the_embedded_fixture_directly() {
     );
 }
 
-/// M2 (issue 5): a second, independent 2026-07-28 upstream, the TypeScript SDK v2 server
+/// M2 (docs/rules.md R8): a second, independent 2026-07-28 upstream, the TypeScript SDK v2 server
 /// (tests/interop/ts-v2-server.mjs), asks for a form with an InputRequiredResult; the TS v1
 /// client answers it through the bridge and the call completes.
 #[test]

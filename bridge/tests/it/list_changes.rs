@@ -1,4 +1,4 @@
-//! Process tests of milestone M3 (issue 6) on the real binaries: `mcp-bridge-vscode` in front
+//! Process tests of milestone M3 (docs/rules.md O5–O7) on the real binaries: `mcp-bridge-vscode` in front
 //! of `bridge-fixture-server`, which declares every list change and `resources.subscribe`.
 //! Each test that starts the bridge also proves that no process of its tree is left.
 
@@ -36,7 +36,7 @@ fn started() -> Bridge {
     b
 }
 
-/// O6 and the quirk on tool re-listing (VS Code issue 261611): every list change that the
+/// O6 and the quirk on tool re-listing (the quirk Q6 of docs/rules.md): every list change that the
 /// upstream writes before a call result reaches VS Code before that result, 1000 times in a
 /// row.
 #[test]

@@ -1,4 +1,4 @@
-//! Load with faults (issue 14; bridge/README.md "Reliability"): 8 bridges side by side in
+//! Load with faults (bridge/README.md "Reliability"): 8 bridges side by side in
 //! front of the fixture server, each with 64 requests in flight and 1000 calls, a list change
 //! (`toggle`) every 50 calls, and the upstream of one bridge killed in the middle (the tool
 //! `crash`). Every request of every bridge is answered exactly once, with a result or with

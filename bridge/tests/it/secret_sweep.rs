@@ -1,4 +1,4 @@
-//! The secret sweep (issue 14; bridge/README.md "Reliability"): the scenarios of the process
+//! The secret sweep (bridge/README.md "Reliability"): the scenarios of the process
 //! tests run with planted, distinctive secrets (form answers, `--header-env` values against the
 //! HTTPS fixture with `--bearer-env`, `--header` values, URL query keys, the environment of the
 //! upstream, values of refused arguments), all at `--log-level debug`, and every stderr of the

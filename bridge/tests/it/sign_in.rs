@@ -1,7 +1,7 @@
 //! M4, M6: the sign-in of the URL form, as real processes: `bridge-fixture-server --listen
 //! 127.0.0.1:0 --oauth` (its own authorization server), the bridge at its URL, and the test
 //! browser `bridge-fixture-server --browse` (directly on the sign-in line's URL, or as the
-//! `$BROWSER` of the bridge). The contract's "Sign-in and accounts" and issue 10's list.
+//! `$BROWSER` of the bridge). The contract's "Sign-in and accounts" and docs/sign-in.md.
 #![cfg(unix)]
 
 use crate::support;
@@ -55,7 +55,7 @@ fn cause(r: &Value) -> &str {
     r["error"]["data"]["cause"].as_str().unwrap_or("")
 }
 
-/// Issue 10's "Done when", with `--no-browser`: the sign-in line after `initialize`, the
+/// The sign-in (docs/sign-in.md), with `--no-browser`: the sign-in line after `initialize`, the
 /// redirect completes it, `add` gives 5, `guarded` steps up through a URL elicitation that
 /// asks for `mcp:write`, and no token reaches stderr.
 #[test]

@@ -1,4 +1,4 @@
-//! Process tests of issue 11 without a sign-in: the token stores at the start of the URL form
+//! Process tests of the token stores (docs/token-stores.md) without a sign-in: the token stores at the start of the URL form
 //! (their line, the refused store options with exit 2 and the cause) and `logout` (its forms,
 //! lines and exit codes 0, 1 and 2), on the real binary. Each test has a state directory of
 //! its own (`XDG_STATE_HOME`), no key unless it gives one, and no keychain: the D-Bus session

@@ -1,4 +1,4 @@
-//! Issue 11 with the sign-in, as real processes: the bridge with `--token-store file` in front
+//! The token stores (docs/token-stores.md) with the sign-in, as real processes: the bridge with `--token-store file` in front
 //! of `bridge-fixture-server --listen 127.0.0.1:0 --oauth`, the test browser on the sign-in
 //! line, and `logout`. A second start reuses the stored token without a sign-in line; a token
 //! that is about to expire is refreshed and the new tokens are saved; `logout` makes the next
@@ -142,7 +142,7 @@ fn sweep(dir: &Path) -> usize {
     files
 }
 
-/// Issue 11's "Done when": the first run signs in, the second initializes without a sign-in
+/// The token stores (docs/token-stores.md): the first run signs in, the second initializes without a sign-in
 /// line, no file has a token in clear text, logout exits 0 and the next run signs in again,
 /// and `logout --all` exits 0.
 #[test]

@@ -1,8 +1,8 @@
-//! Process tests of milestone M4 (issue 9), the URL form, on the real binaries:
+//! Process tests of milestone M4 (docs/options.md, the URL form), the URL form, on the real binaries:
 //! `mcp-bridge-vscode [options] <url>` in front of `bridge-fixture-server --listen 127.0.0.1:0`
 //! (fixture-server/README.md, "The HTTP mode"), with the test PKI of certs/ (certs/README.md).
 //!
-//! - the "Done when" of issue 9, literally;
+//! - the URL form as docs/options.md states it;
 //! - the exit at the end of stdin with the listen stream open and a call in flight (R7), and
 //!   VS Code's cancellation (the bridge closes the response stream; the fixture logs it);
 //! - the exit code 2 of the refused URLs, headers and files, with nothing on stdout;
@@ -25,7 +25,7 @@ use support::https_fixture::{HttpsFixture, ca_file};
 use support::proxy::{FIXTURE_HOST, Proxy};
 use support::{Bridge, EXCHANGE, call, request};
 
-/// Issue 9: the bridge exits within 2 s of the end of stdin.
+/// The URL form: the bridge exits within 2 s of the end of stdin.
 const EXIT_2S: Duration = Duration::from_secs(2);
 
 /// The proxy variables of the machine that runs the tests, in both cases: each proxy test

@@ -57,7 +57,7 @@ struct Toggle {
 }
 
 /// Changes the list, and writes the list change to every listen stream before the result:
-/// VS Code lists the tools again before the next turn only in this order (issue 261611).
+/// VS Code lists the tools again before the next turn only in this order (the quirk Q6 of docs/rules.md).
 pub async fn toggle(call: &Call<'_>) -> Outcome {
     let args: Toggle = arguments("toggle", call.arguments)?;
     let (name, flag) = match args.target.unwrap_or(Target::Tool) {

@@ -3,7 +3,7 @@
 //! `subscriptions/listen` streams, and the router of the upstream client hands every event to
 //! [`on_event`] before it reads the next line.
 //!
-//! Order (DESIGN principle 4): [`on_event`] runs on the router and queues its frames on the one
+//! Order (docs/architecture.md principle 4): [`on_event`] runs on the router and queues its frames on the one
 //! writer under the lock of the listener. A response of a later line is routed only after
 //! that, so a list change written before a call result reaches VS Code before that result;
 //! the `{}` of a subscription change and the first events of its stream are queued under the
