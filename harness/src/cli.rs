@@ -41,6 +41,11 @@ struct Args {
     /// options of the bridge, or that say why the embedded path differs are skipped.
     #[arg(long)]
     embedded: bool,
+    /// Replay against the Windows bridge and fixture (`MCP_BRIDGE_BIN`, `BRIDGE_FIXTURE_SERVER`;
+    /// under wine: ci/windows.sh): transcripts with a POSIX signal, a POSIX command, the
+    /// scripted upstream or steps on the upstream side are skipped, each with its reason.
+    #[arg(long)]
+    windows: bool,
 }
 
 /// The entry point of the binary.
@@ -110,6 +115,7 @@ async fn run(args: Args) -> Result<bool, String> {
     }
     let mut bins = binaries()?;
     bins.embedded = args.embedded;
+    bins.windows = args.windows;
     if !args.no_build {
         build_once(&bins.harness)?;
     }
@@ -185,6 +191,7 @@ fn binaries() -> Result<Binaries, String> {
         fixture: sibling("BRIDGE_FIXTURE_SERVER", "bridge-fixture-server")?,
         harness,
         embedded: false,
+        windows: false,
     })
 }
 

@@ -47,6 +47,9 @@ pub struct Binaries {
     /// M5 (`--embedded`): the fixture's own `--embedded` stands where the bridge and the
     /// fixture stand (one process, the bridge inside it).
     pub embedded: bool,
+    /// `--windows`: the bridge and the fixture are Windows programs (windows.rs); the fixture
+    /// runs untapped.
+    pub windows: bool,
 }
 
 /// The state of the client simulator (client.rs).
@@ -120,7 +123,7 @@ impl Session {
                 args = vec![policy.into()];
                 args.extend(extra.iter().map(subst));
             }
-            Upstream::Fixture(extra) if setup.tap => {
+            Upstream::Fixture(extra) if setup.tap && !bins.windows => {
                 // The tap: the relay runs the fixture and shows the runner every frame.
                 let s = ScriptedUpstream::listen(&Scripted::default(), checker.clone())?;
                 args.push("--".into());

@@ -14,6 +14,7 @@ pub mod proxy;
 pub mod skip;
 pub mod url_upstreams;
 pub mod values;
+pub mod wine;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;

@@ -1,0 +1,74 @@
+//! The `--windows` run: the transcripts replayed through the Windows bridge and fixture (under
+//! wine on Linux, `ci/windows.sh`). Which transcripts cannot hold there, and why.
+//!
+//! On Windows the bridge starts its upstream in a job object, not a process group, and no POSIX
+//! signal exists (R7's stop sequence there: docs/windows.md). The harness itself stays a Linux
+//! program, so it cannot be the upstream of a Windows bridge: the scripted upstream (whose relay
+//! is `harness upstream-relay`) is skipped, and the fixture runs as the bridge's direct child
+//! (no tap) so that its frames are checked by what the bridge makes of them.
+use crate::format::{Action, Transcript, Upstream};
+
+/// Why a transcript does not run in the `--windows` run, if it does not.
+pub fn windows_skip(t: &Transcript) -> Option<String> {
+    if let Some(why) = &t.setup.windows {
+        return Some(format!("differs on Windows: {why}"));
+    }
+    match &t.setup.upstream {
+        Upstream::Scripted(_) => {
+            return Some(
+                "the scripted upstream (its relay is the Linux harness, not a Windows program)"
+                    .into(),
+            );
+        }
+        Upstream::Https(_) => return Some("the URL form (HTTPS is tested on Linux)".into()),
+        Upstream::Command(cmd) if !cmd.iter().any(|a| a.contains("${fixture}")) => {
+            return Some("a POSIX command as the upstream".into());
+        }
+        _ => {}
+    }
+    t.steps.iter().find_map(|s| match &s.action {
+        Action::Signal { name, .. } => Some(format!("a POSIX signal (SIG{name})")),
+        Action::ExpectExit {
+            signal: Some(name), ..
+        } => Some(format!("an exit by a POSIX signal (SIG{name})")),
+        Action::UpstreamExpect { .. }
+        | Action::UpstreamReply { .. }
+        | Action::UpstreamSend(_)
+        | Action::UpstreamSendRaw(_)
+        | Action::UpstreamExit(_)
+        | Action::UpstreamCloseStdout
+        | Action::UpstreamExpectEof { .. }
+        | Action::UpstreamExpectSilence { .. } => {
+            Some("a step on the upstream side (the tap is the Linux harness)".into())
+        }
+        _ => None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::windows_skip;
+
+    fn skip(text: &str) -> Option<String> {
+        let t = crate::format::parse(std::path::Path::new("t.jsonl"), text).expect("parses");
+        windows_skip(&t)
+    }
+
+    #[test]
+    fn fixture_transcripts_without_signals_run_on_windows() {
+        let t = "{\"setup\":{\"profile\":\"local\"}}\n{\"close_stdin\":true}\n{\"expect_exit\":0}";
+        assert_eq!(skip(t), None);
+    }
+
+    #[test]
+    fn signals_scripted_upstreams_and_posix_commands_are_skipped_with_their_reason() {
+        let signal = "{\"setup\":{}}\n{\"signal\":\"TERM\"}";
+        assert_eq!(skip(signal).as_deref(), Some("a POSIX signal (SIGTERM)"));
+        let scripted = "{\"setup\":{\"upstream\":\"scripted\"}}";
+        assert!(skip(scripted).is_some_and(|w| w.contains("scripted upstream")));
+        let sh = "{\"setup\":{\"upstream\":{\"command\":[\"sh\",\"-c\",\"exit 3\"]}}}";
+        assert_eq!(skip(sh).as_deref(), Some("a POSIX command as the upstream"));
+        let said = "{\"setup\":{\"windows\":\"why\"}}";
+        assert_eq!(skip(said).as_deref(), Some("differs on Windows: why"));
+    }
+}
