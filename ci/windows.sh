@@ -19,10 +19,10 @@ for tool in wine wineboot wineserver x86_64-w64-mingw32-gcc; do
 done
 
 # The same command form as the Windows release archive (ci/release.sh), so cargo reuses this
-# build. The harness is a Linux program (it reads /proc and sends POSIX signals): only the
-# bridge and the fixture are built for Windows.
-echo "== Windows: build (bridge and fixture, $target)"
-cargo build --locked -p mcp-bridge-vscode -p bridge-fixture-server --bins --target "$target"
+# build: the bridge, the fixture, and the harness (on Windows only the relay of the scripted
+# upstream and of the tap; the runner stays the Linux harness).
+echo "== Windows: build (bridge, fixture and harness, $target)"
+cargo build --locked --workspace --bins --target "$target"
 win="$PWD/target/$target/debug"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/mcp-windows.XXXXXX")"
@@ -51,9 +51,10 @@ x86_64-w64-mingw32-gcc -O2 -s -shared -o "$WINEPREFIX/drive_c/windows/system32/b
 mkdir -p "$work/tools"
 cp "$win/bridge-fixture-server.exe" "$work/tools/"
 x86_64-w64-mingw32-gcc -O2 -s -o "$work/tools/stubborn-upstream.exe" ci/windows/stubborn.c
-# A persistent wineserver started here, outside every transcript: the harness counts the
+# After the wineserver of wineboot ended, a persistent one started here, outside every transcript: the harness counts the
 # processes that carry a transcript's tag as its tree, and a wineserver started by a bridge
 # would carry it and outlive the transcript.
+wineserver -w
 wineserver -p
 # A process of the prefix that lives as long as the step: with it wine's own services start
 # once, here, and not inside (and tagged as part of) the first transcript's tree. It reads a
@@ -75,7 +76,10 @@ echo "== Windows: transcripts of the command form through the Windows bridge (bo
 schemas=()
 [ -d "$spec" ] && schemas=(--schemas "$spec")
 replay_started=$SECONDS
+# The relay runs under wine, started by the Windows bridge: loopback TCP in place of a Unix
+# socket.
 MCP_BRIDGE_BIN="$work/mcp-bridge-vscode" BRIDGE_FIXTURE_SERVER="$win/bridge-fixture-server.exe" \
+  HARNESS_RELAY_BIN="$win/harness.exe" HARNESS_RELAY=tcp \
   target/debug/harness "${schemas[@]}" --no-build --windows "$@" \
   transcripts/m1 transcripts/m2 transcripts/m3 transcripts/scenarios
 echo "== Windows: transcripts in $((SECONDS - replay_started)) s"

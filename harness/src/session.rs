@@ -47,8 +47,8 @@ pub struct Binaries {
     /// M5 (`--embedded`): the fixture's own `--embedded` stands where the bridge and the
     /// fixture stand (one process, the bridge inside it).
     pub embedded: bool,
-    /// `--windows`: the bridge and the fixture are Windows programs (windows.rs); the fixture
-    /// runs untapped.
+    /// `--windows`: the bridge, the fixture and the relay (`harness`) are Windows programs
+    /// (windows.rs).
     pub windows: bool,
 }
 
@@ -123,7 +123,7 @@ impl Session {
                 args = vec![policy.into()];
                 args.extend(extra.iter().map(subst));
             }
-            Upstream::Fixture(extra) if setup.tap && !bins.windows => {
+            Upstream::Fixture(extra) if setup.tap => {
                 // The tap: the relay runs the fixture and shows the runner every frame.
                 let s = ScriptedUpstream::listen(&Scripted::default(), checker.clone())?;
                 args.push("--".into());

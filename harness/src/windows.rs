@@ -2,10 +2,8 @@
 //! wine on Linux, `ci/windows.sh`). Which transcripts cannot hold there, and why.
 //!
 //! On Windows the bridge starts its upstream in a job object, not a process group, and no POSIX
-//! signal exists (R7's stop sequence there: docs/windows.md). The harness itself stays a Linux
-//! program, so it cannot be the upstream of a Windows bridge: the scripted upstream (whose relay
-//! is `harness upstream-relay`) is skipped, and the fixture runs as the bridge's direct child
-//! (no tap) so that its frames are checked by what the bridge makes of them.
+//! signal exists (R7's stop sequence there: docs/windows.md). The relay of the scripted upstream
+//! and of the tap is the harness built for Windows, over loopback TCP (`HARNESS_RELAY=tcp`).
 use crate::format::{Action, Transcript, Upstream};
 
 /// Why a transcript does not run in the `--windows` run, if it does not.
@@ -14,12 +12,6 @@ pub fn windows_skip(t: &Transcript) -> Option<String> {
         return Some(format!("differs on Windows: {why}"));
     }
     match &t.setup.upstream {
-        Upstream::Scripted(_) => {
-            return Some(
-                "the scripted upstream (its relay is the Linux harness, not a Windows program)"
-                    .into(),
-            );
-        }
         Upstream::Https(_) => return Some("the URL form (HTTPS is tested on Linux)".into()),
         Upstream::Command(cmd) if !cmd.iter().any(|a| a.contains("${fixture}")) => {
             return Some("a POSIX command as the upstream".into());
@@ -31,16 +23,6 @@ pub fn windows_skip(t: &Transcript) -> Option<String> {
         Action::ExpectExit {
             signal: Some(name), ..
         } => Some(format!("an exit by a POSIX signal (SIG{name})")),
-        Action::UpstreamExpect { .. }
-        | Action::UpstreamReply { .. }
-        | Action::UpstreamSend(_)
-        | Action::UpstreamSendRaw(_)
-        | Action::UpstreamExit(_)
-        | Action::UpstreamCloseStdout
-        | Action::UpstreamExpectEof { .. }
-        | Action::UpstreamExpectSilence { .. } => {
-            Some("a step on the upstream side (the tap is the Linux harness)".into())
-        }
         _ => None,
     })
 }
@@ -61,11 +43,11 @@ mod tests {
     }
 
     #[test]
-    fn signals_scripted_upstreams_and_posix_commands_are_skipped_with_their_reason() {
+    fn signals_and_posix_commands_are_skipped_with_their_reason() {
         let signal = "{\"setup\":{}}\n{\"signal\":\"TERM\"}";
         assert_eq!(skip(signal).as_deref(), Some("a POSIX signal (SIGTERM)"));
         let scripted = "{\"setup\":{\"upstream\":\"scripted\"}}";
-        assert!(skip(scripted).is_some_and(|w| w.contains("scripted upstream")));
+        assert_eq!(skip(scripted), None);
         let sh = "{\"setup\":{\"upstream\":{\"command\":[\"sh\",\"-c\",\"exit 3\"]}}}";
         assert_eq!(skip(sh).as_deref(), Some("a POSIX command as the upstream"));
         let said = "{\"setup\":{\"windows\":\"why\"}}";
