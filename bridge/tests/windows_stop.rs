@@ -213,7 +213,7 @@ fn under_wine_a_stubborn_upstream_and_its_child_end_with_the_job_at_twice_the_gr
     assert_eq!(code, Some(0), "the exit code of the stop sequence");
     run.expect_tree_gone(GRACE);
     assert!(
-        took >= 2 * GRACE && took < 3 * GRACE,
+        took >= 2 * GRACE && took < 2 * GRACE + GRACE / 2,
         "the job ended at {took:?}, not at twice the grace"
     );
     eprintln!(
@@ -236,7 +236,8 @@ fn under_wine_the_bridge_killed_from_outside_takes_its_upstream_tree_down() {
     run.child.kill().expect("kill the bridge");
     let since = Instant::now();
     let _ = run.child.wait();
-    run.expect_tree_gone(GRACE);
+    // wineserver closes the handles of the killed process, the last one of the job among them.
+    run.expect_tree_gone(support::EXIT_BOUND);
     eprintln!(
         "windows stop: the tree after a kill of the bridge: gone in {:.2} s",
         since.elapsed().as_secs_f64()

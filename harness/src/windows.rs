@@ -13,7 +13,10 @@ pub fn windows_skip(t: &Transcript) -> Option<String> {
     }
     match &t.setup.upstream {
         Upstream::Https(_) => return Some("the URL form (HTTPS is tested on Linux)".into()),
-        Upstream::Command(cmd) if !cmd.iter().any(|a| a.contains("${fixture}")) => {
+        Upstream::Command(cmd)
+            if !cmd.iter().any(|a| a.contains("${fixture}"))
+                && cmd.first().is_some_and(|p| posix_program(p)) =>
+        {
             return Some("a POSIX command as the upstream".into());
         }
         _ => {}
@@ -25,6 +28,18 @@ pub fn windows_skip(t: &Transcript) -> Option<String> {
         } => Some(format!("an exit by a POSIX signal (SIG{name})")),
         _ => None,
     })
+}
+
+/// True when `program` is a program of this host (a path that exists, or a name on `PATH`),
+/// which the Windows bridge cannot start; a program that exists nowhere fails the same way on
+/// both systems (R7: spawn_failed).
+fn posix_program(program: &str) -> bool {
+    let path = std::path::Path::new(program);
+    if program.contains('/') {
+        return path.exists();
+    }
+    std::env::var_os("PATH")
+        .is_some_and(|dirs| std::env::split_paths(&dirs).any(|d| d.join(program).is_file()))
 }
 
 #[cfg(test)]
@@ -50,6 +65,8 @@ mod tests {
         assert_eq!(skip(scripted), None);
         let sh = "{\"setup\":{\"upstream\":{\"command\":[\"sh\",\"-c\",\"exit 3\"]}}}";
         assert_eq!(skip(sh).as_deref(), Some("a POSIX command as the upstream"));
+        let nowhere = "{\"setup\":{\"upstream\":{\"command\":[\"/nonexistent/server\"]}}}";
+        assert_eq!(skip(nowhere), None);
         let said = "{\"setup\":{\"windows\":\"why\"}}";
         assert_eq!(skip(said).as_deref(), Some("differs on Windows: why"));
     }
