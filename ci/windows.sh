@@ -44,8 +44,12 @@ trap cleanup EXIT
 echo "== Windows: wine prefix"
 wine_started=$SECONDS
 wineboot -i >"$work/wineboot.log" 2>&1 || { cat "$work/wineboot.log" >&2; exit 1; }
-x86_64-w64-mingw32-gcc -O2 -s -shared -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" \
-  ci/windows/processprng.c -ladvapi32
+# Only where this wine has no such DLL (wineboot puts a stub of every built-in DLL into
+# system32): a wine that has its own keeps it, and no other program of the prefix loses it.
+prng_dll="$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll"
+if [ ! -e "$prng_dll" ]; then
+  x86_64-w64-mingw32-gcc -O2 -s -shared -o "$prng_dll" ci/windows/processprng.c -ladvapi32
+fi
 # The Windows programs of the process tests: the fixture, and an upstream that ignores the end
 # of its stdin and starts a child (bridge/tests/windows_stop.rs).
 mkdir -p "$work/tools"

@@ -249,7 +249,7 @@ fn under_wine_the_bridge_killed_from_outside_takes_its_upstream_tree_down() {
 /// upstream with it.
 #[test]
 fn under_wine_a_client_that_does_not_read_stdout_still_stops_within_the_watchdog_bound() {
-    let Some(w) = wine("the watchdog on Windows") else {
+    let Some(w) = wine("the stop with a client that does not read stdout on Windows") else {
         return;
     };
     let mut run = Run::start(&w, "bridge-fixture-server.exe", &[]);
