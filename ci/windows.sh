@@ -91,5 +91,5 @@ echo "== Windows: transcripts in $((SECONDS - replay_started)) s"
 echo "== Windows: process tests under wine (stop sequence, Credential Manager, sign-in)"
 tests_started=$SECONDS
 MCP_WINE_BRIDGE="$work/mcp-bridge-vscode" MCP_WINE_TOOLS="$work/tools" \
-  cargo test --locked --no-fail-fast -p mcp-bridge-vscode --test windows_stop --test windows_sign_in -- --test-threads 1 --nocapture under_wine_
+  cargo test --locked --no-fail-fast -p mcp-bridge-vscode --test windows_stop --test windows_sign_in -- --test-threads 1 --nocapture "${MCP_WINE_TESTS:-under_wine_}"
 echo "== Windows: process tests in $((SECONDS - tests_started)) s"
