@@ -12,11 +12,19 @@ if ! command -v python3 >/dev/null; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 >/dev/null
 fi
-# The Windows check of the bridge builds ring's C code for the target (rustls' crypto).
+# The Windows step (ci/windows.sh): the target's standard library, MinGW-w64 (ring's C code
+# for the target, and the prefix's bcryptprimitives.dll) and wine to run the Windows programs.
+rustup target add x86_64-pc-windows-gnu >/dev/null
 if ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
-  echo "setup: installing Debian's MinGW-w64 C compiler for the Windows check" >&2
+  echo "setup: installing Debian's MinGW-w64 C compiler for the Windows step" >&2
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-mingw-w64-x86-64-posix >/dev/null
+fi
+if ! command -v wine >/dev/null || ! command -v wineboot >/dev/null || ! command -v wineserver >/dev/null \
+  || [ ! -e /usr/lib/wine/wine64 ]; then
+  echo "setup: installing Debian's wine (64-bit) for the Windows step" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wine wine64 >/dev/null
 fi
 # The real-browser sign-in test (bridge/tests/chromium_sign_in.rs): Debian's headless Chromium,
 # and certutil to trust the test CA in the browser's NSS database.

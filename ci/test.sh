@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The test command of the README: format, lints, a check for Windows, every test of the
-# workspace, then every transcript. One debug build serves all steps.
+# The test command of the README: format, lints, the Windows step under wine, every test of
+# the workspace, then every transcript. One debug build serves all steps.
 #
 # Skips: a check that cannot run here (no ../shared/spec, no interop peer, no Windows target)
 # writes one line "SKIPPED: <why>" to stderr and to the file of MCP_SKIP_LOG (harness/src/skip.rs,
@@ -40,25 +40,20 @@ echo "== layers"
 python3 ci/layers.py
 echo "== clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
-# The bridge must compile for Windows (a job object in place of the process group). The target's
-# standard library comes from rustup; where it cannot be fetched, the step says that it skipped.
-if rustup target add x86_64-pc-windows-gnu >/dev/null 2>&1; then
-  echo "== check for Windows"
-  cargo check -p mcp-bridge-vscode --target x86_64-pc-windows-gnu --locked
-else
-  echo "== check for Windows: skipped"
-  skipped "ci/test.sh: the check for Windows (rustup cannot add the target x86_64-pc-windows-gnu)"
-fi
 echo "== build"
 cargo build --workspace --all-targets --locked
+# The Windows bridge and fixture under wine (ci/windows.sh): the command-form transcripts and
+# the Windows process tests (`under_wine_…`, which the Linux run below leaves to this step).
+bash ci/windows.sh
 # The secret sweep (ci/sweep.sh) searches every stderr that the tests and transcripts keep here.
 export MCP_STDERR_DIR="${MCP_STDERR_DIR:-$(mktemp -d)}"
 echo "== tests"
 # The fuzz targets run 3000 base cases here (bridge/README.md, "Reliability"); raise it for long runs.
 export MCP_FUZZ_CASES="${MCP_FUZZ_CASES:-3000}"
 # The keychain tests need the D-Bus session of ci/keychain-tests.sh (outside it they record a
-# skip, which fails under CI): they run there, right after.
-cargo test --workspace --locked -- --skip the_keychain_store --skip the_index_of_the_keychain
+# skip, which fails under CI): they run there, right after. The tests under wine run in
+# ci/windows.sh.
+cargo test --workspace --locked -- --skip the_keychain_store --skip the_index_of_the_keychain --skip under_wine_
 bash ci/keychain-tests.sh
 echo "== consumer (M5: the packaged crate in an rmcp server)"
 bash ci/consumer.sh

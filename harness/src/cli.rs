@@ -42,6 +42,12 @@ struct Args {
     /// options of the bridge, or that say why the embedded path differs are skipped.
     #[arg(long)]
     embedded: bool,
+    /// Replay against the Windows bridge and fixture (`MCP_BRIDGE_BIN`, `BRIDGE_FIXTURE_SERVER`,
+    /// and `HARNESS_RELAY_BIN` the harness built for Windows as the relay; under wine:
+    /// ci/windows.sh): transcripts with a POSIX signal or a POSIX command are skipped, each
+    /// with its reason.
+    #[arg(long)]
+    windows: bool,
 }
 
 /// The entry point of the binary.
@@ -111,6 +117,14 @@ async fn run(args: Args) -> Result<bool, String> {
     }
     let mut bins = binaries()?;
     bins.embedded = args.embedded;
+    bins.windows = args.windows;
+    if args.windows {
+        // The relay of the scripted upstream and of the tap is started by the Windows bridge:
+        // it must be the harness built for Windows (it speaks loopback TCP there).
+        bins.harness = std::env::var_os("HARNESS_RELAY_BIN")
+            .map(PathBuf::from)
+            .ok_or("--windows needs HARNESS_RELAY_BIN: the harness built for Windows, the relay of the scripted upstream and of the tap")?;
+    }
     if !args.no_build {
         build_once(&bins.harness)?;
     }
@@ -174,6 +188,7 @@ fn binaries() -> Result<Binaries, String> {
         fixture: process::sibling("BRIDGE_FIXTURE_SERVER", "bridge-fixture-server")?,
         harness,
         embedded: false,
+        windows: false,
     })
 }
 

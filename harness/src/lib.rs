@@ -23,6 +23,7 @@
 //! | `vscode` | VS Code's tool ids and draft-07 check |
 //! | `crowd` | many bridges at once (B33) |
 //! | `report` | failure reports with a diff |
+//! | `windows` | which transcripts the `--windows` run (the Windows bridge) skips, and why |
 pub mod check;
 pub mod cli;
 pub mod client;
@@ -47,3 +48,4 @@ pub mod skip;
 pub mod suite;
 pub mod upstream;
 pub mod vscode;
+pub mod windows;

@@ -66,10 +66,11 @@ impl Bridge {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .env(TAG_VAR, tag)
-            // Own group: a signal to the harness never reaches the bridge by accident, and
-            // "the tree" is what the bridge made, not the runner.
-            .process_group(0)
             .kill_on_drop(true);
+        // Own group: a signal to the harness never reaches the bridge by accident, and
+        // "the tree" is what the bridge made, not the runner.
+        #[cfg(unix)]
+        cmd.process_group(0);
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -135,6 +136,14 @@ impl Bridge {
 
     /// Sends a signal to the bridge, or to every process of the tree.
     pub fn signal(&self, name: &str, tree: bool) {
+        #[cfg(not(unix))]
+        let _ = (name, tree);
+        #[cfg(unix)]
+        self.signal_unix(name, tree);
+    }
+
+    #[cfg(unix)]
+    fn signal_unix(&self, name: &str, tree: bool) {
         let sig = match name {
             "KILL" => rustix::process::Signal::KILL,
             "INT" => rustix::process::Signal::INT,
@@ -258,11 +267,14 @@ pub async fn wait_tree_gone(tag: &str, bound: Duration) -> Vec<i32> {
 
 /// Kills every process that is left in the tree.
 pub fn kill_tree(tag: &str) {
+    #[cfg(unix)]
     for pid in tree_pids(tag) {
         if let Some(p) = rustix::process::Pid::from_raw(pid) {
             let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
         }
     }
+    #[cfg(not(unix))]
+    let _ = tag;
 }
 
 /// The number of a signal that transcripts name (the same on Linux and macOS).
@@ -276,8 +288,7 @@ pub fn signal_number(name: &str) -> i32 {
 
 /// Describes an exit status: `code 0` or `signal 9`.
 pub fn describe(status: &ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match (status.code(), status.signal()) {
+    match (status.code(), exit_signal(status)) {
         (Some(c), _) => format!("code {c}"),
         (None, Some(s)) => format!("signal {s}"),
         _ => "an unknown status".into(),
@@ -294,4 +305,18 @@ pub fn sibling(var: &str, name: &str) -> Result<PathBuf, String> {
         std::env::current_exe().map_err(|e| format!("cannot find the harness binary: {e}"))?;
     let dir = harness.parent().ok_or("the harness binary has no folder")?;
     Ok(dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX)))
+}
+
+/// The signal that ended a process (POSIX; elsewhere there is none).
+pub fn exit_signal(status: &ExitStatus) -> Option<i32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        status.signal()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = status;
+        None
+    }
 }

@@ -38,6 +38,8 @@ struct Tapped {
 /// Runs the relay; returns the exit code of the process.
 pub async fn run(sock: &str, stubborn: bool, command: &[String]) -> i32 {
     // Registering a handler replaces the default action, so SIGTERM no longer ends us.
+    // (Windows has no such signal: there the stubborn relay only ignores the end of stdin.)
+    #[cfg(unix)]
     let _term = if stubborn {
         tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok()
     } else {
@@ -180,7 +182,6 @@ async fn write_out(stdout: &mut Option<tokio::io::Stdout>, text: &str) {
 /// The exit code of the tapped child (bounded: a child that closed its stdout but runs on is
 /// killed after 2 s, as a bridge would).
 async fn child_exit(tap: &mut Option<Tapped>) -> i32 {
-    use std::os::unix::process::ExitStatusExt;
     let Some(t) = tap.as_mut() else { return 0 };
     let status = match tokio::time::timeout(Duration::from_secs(2), t.child.wait()).await {
         Ok(Ok(s)) => s,
@@ -194,12 +195,13 @@ async fn child_exit(tap: &mut Option<Tapped>) -> i32 {
     };
     status
         .code()
-        .unwrap_or_else(|| 128 + status.signal().unwrap_or(0))
+        .unwrap_or_else(|| 128 + crate::process::exit_signal(&status).unwrap_or(0))
 }
 
 /// Puts /dev/null in place of fd 1, which closes the pipe to the bridge while the relay runs on
 /// (a server that closed its stdout but did not exit).
 fn close_stdout() {
+    #[cfg(unix)]
     if let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") {
         let _ = rustix::stdio::dup2_stdout(&null);
     }

@@ -17,7 +17,7 @@ use crate::upstream::Event;
 pub struct Outcome {
     pub path: String,
     pub passed: bool,
-    /// Why the transcript did not run (the `--embedded` run).
+    /// Why the transcript did not run (the `--embedded` and `--windows` runs).
     pub skipped: Option<String>,
     pub report: Option<String>,
     pub elapsed: Duration,
@@ -27,9 +27,14 @@ pub struct Outcome {
 /// Runs a transcript to the end; never leaves a process of its tree.
 pub async fn run(t: &Transcript, bins: &Binaries, schemas: Schemas, verbose: bool) -> Outcome {
     let started = Instant::now();
-    if bins.embedded
-        && let Some(why) = crate::embedded::embedded_skip(&t.setup)
-    {
+    let skip = if bins.embedded {
+        crate::embedded::embedded_skip(&t.setup)
+    } else if bins.windows {
+        crate::windows::windows_skip(t)
+    } else {
+        None
+    };
+    if let Some(why) = skip {
         return Outcome {
             path: t.path.display().to_string(),
             passed: true,

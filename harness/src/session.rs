@@ -47,6 +47,9 @@ pub struct Binaries {
     /// M5 (`--embedded`): the fixture's own `--embedded` stands where the bridge and the
     /// fixture stand (one process, the bridge inside it).
     pub embedded: bool,
+    /// `--windows`: the bridge, the fixture and the relay (`harness`) are Windows programs
+    /// (windows.rs).
+    pub windows: bool,
 }
 
 /// The state of the client simulator (client.rs).

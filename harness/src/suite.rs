@@ -140,7 +140,7 @@ pub async fn run(plan: Plan) -> Totals {
         crate::skip::record("transcripts: the schema checks of every frame (no --schemas)");
     }
     if skipped > 0 {
-        // Only the --embedded run skips, each transcript with its reason above.
+        // Only the --embedded and --windows runs skip, each transcript with its reason above.
         println!("{passed} passed, {failed} failed, {skipped} skipped");
     } else {
         println!("{passed} passed, {failed} failed");

@@ -35,3 +35,5 @@ mod stop;
 mod stores;
 mod stores_sign_in;
 mod url_form;
+mod windows_sign_in;
+mod windows_stop;

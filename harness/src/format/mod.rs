@@ -99,6 +99,8 @@ pub struct Setup {
     /// Why the transcript does not hold for the embedded bridge (M5), if it does not: the
     /// `--embedded` run skips it with this reason.
     pub embedded: Option<String>,
+    /// Why the transcript does not hold for the Windows bridge: the `--windows` run skips it.
+    pub windows: Option<String>,
 }
 
 impl Default for Setup {
@@ -113,6 +115,7 @@ impl Default for Setup {
             ignore: Vec::new(),
             tap: true,
             embedded: None,
+            windows: None,
         }
     }
 }

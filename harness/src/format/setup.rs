@@ -44,6 +44,13 @@ pub(super) fn parse_setup(body: Value) -> Result<Setup, String> {
                         .into(),
                 )
             }
+            "windows" => {
+                s.windows = Some(
+                    v.as_str()
+                        .ok_or("windows must be a text (the reason)")?
+                        .into(),
+                )
+            }
             "note" => {}
             other => return Err(format!("unknown member '{other}'")),
         }

@@ -13,6 +13,7 @@ pub mod oauth;
 pub mod proxy;
 pub mod skip;
 pub mod url_upstreams;
+pub mod wine;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
