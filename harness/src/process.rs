@@ -68,8 +68,9 @@ impl Bridge {
             .env(TAG_VAR, tag)
             // Own group: a signal to the harness never reaches the bridge by accident, and
             // "the tree" is what the bridge made, not the runner.
-            .process_group(0)
             .kill_on_drop(true);
+        #[cfg(unix)]
+        cmd.process_group(0);
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -135,21 +136,13 @@ impl Bridge {
 
     /// Sends a signal to the bridge, or to every process of the tree.
     pub fn signal(&self, name: &str, tree: bool) {
-        let sig = match name {
-            "KILL" => rustix::process::Signal::KILL,
-            "INT" => rustix::process::Signal::INT,
-            _ => rustix::process::Signal::TERM,
-        };
         let pids = if tree {
             tree_pids(&self.tag)
         } else {
             vec![self.pid]
         };
         for pid in pids {
-            if let Some(p) = rustix::process::Pid::from_raw(pid) {
-                // A process that is already gone is what we wanted.
-                let _ = rustix::process::kill_process(p, sig);
-            }
+            send_signal(pid, name);
         }
     }
 
@@ -259,11 +252,30 @@ pub async fn wait_tree_gone(tag: &str, bound: Duration) -> Vec<i32> {
 /// Kills every process that is left in the tree.
 pub fn kill_tree(tag: &str) {
     for pid in tree_pids(tag) {
-        if let Some(p) = rustix::process::Pid::from_raw(pid) {
-            let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
-        }
+        send_signal(pid, "KILL");
     }
 }
+
+/// Sends the signal that a transcript names (`KILL`, `INT`, else `TERM`) to one process.
+#[cfg(unix)]
+fn send_signal(pid: i32, name: &str) {
+    use rustix::process::Signal;
+    let sig = match name {
+        "KILL" => Signal::KILL,
+        "INT" => Signal::INT,
+        _ => Signal::TERM,
+    };
+    if let Some(p) = rustix::process::Pid::from_raw(pid) {
+        // A process that is already gone is what we wanted.
+        let _ = rustix::process::kill_process(p, sig);
+    }
+}
+
+/// Windows has no signals: a transcript's `signal` step sends nothing there, so its exit
+/// expectations fail within their bounds instead of passing by accident. (Its tree is found
+/// through /proc, so there is no tree to kill either.)
+#[cfg(not(unix))]
+fn send_signal(_pid: i32, _name: &str) {}
 
 /// Describes an exit status: `code 0` or `signal 9`.
 /// The number of a signal that transcripts name (the same on Linux and macOS).
@@ -276,10 +288,23 @@ pub fn signal_number(name: &str) -> i32 {
 }
 
 pub fn describe(status: &ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match (status.code(), status.signal()) {
+    match (status.code(), exit_signal(status)) {
         (Some(c), _) => format!("code {c}"),
         (None, Some(s)) => format!("signal {s}"),
         _ => "an unknown status".into(),
+    }
+}
+
+/// The signal that ended a process (POSIX); none on Windows, where every exit has a code.
+pub fn exit_signal(status: &ExitStatus) -> Option<i32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        status.signal()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = status;
+        None
     }
 }

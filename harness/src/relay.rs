@@ -38,11 +38,15 @@ struct Tapped {
 /// Runs the relay; returns the exit code of the process.
 pub async fn run(sock: &str, stubborn: bool, command: &[String]) -> i32 {
     // Registering a handler replaces the default action, so SIGTERM no longer ends us.
+    #[cfg(unix)]
     let _term = if stubborn {
         tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok()
     } else {
         None
     };
+    // No SIGTERM on Windows: nothing to hold out against.
+    #[cfg(not(unix))]
+    let _ = stubborn;
     let connect = tokio::time::timeout(Duration::from_secs(10), connect(sock));
     let Ok(Ok((sock_read, mut sock_write))) = connect.await else {
         eprintln!("harness upstream-relay: cannot connect to {sock}");
@@ -180,7 +184,6 @@ async fn write_out(stdout: &mut Option<tokio::io::Stdout>, text: &str) {
 /// The exit code of the tapped child (bounded: a child that closed its stdout but runs on is
 /// killed after 2 s, as a bridge would).
 async fn child_exit(tap: &mut Option<Tapped>) -> i32 {
-    use std::os::unix::process::ExitStatusExt;
     let Some(t) = tap.as_mut() else { return 0 };
     let status = match tokio::time::timeout(Duration::from_secs(2), t.child.wait()).await {
         Ok(Ok(s)) => s,
@@ -194,13 +197,19 @@ async fn child_exit(tap: &mut Option<Tapped>) -> i32 {
     };
     status
         .code()
-        .unwrap_or_else(|| 128 + status.signal().unwrap_or(0))
+        .unwrap_or_else(|| 128 + crate::process::exit_signal(&status).unwrap_or(0))
 }
 
 /// Puts /dev/null in place of fd 1, which closes the pipe to the bridge while the relay runs on
 /// (a server that closed its stdout but did not exit).
+#[cfg(unix)]
 fn close_stdout() {
     if let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") {
         let _ = rustix::stdio::dup2_stdout(&null);
     }
 }
+
+/// Windows: the relay's stdout stays open (no dup2 there without unsafe code); a transcript
+/// that closes the upstream's stdout is a POSIX one.
+#[cfg(not(unix))]
+fn close_stdout() {}

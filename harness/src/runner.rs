@@ -498,11 +498,10 @@ pub fn assign(
 
 /// `expect_exit` with a signal name: the bridge (already exited) was killed by that signal.
 fn expect_signal(s: &Session, name: &str) -> Result<(), Failure> {
-    use std::os::unix::process::ExitStatusExt;
     let want = process::signal_number(name);
     let status = s.bridge.exit.map(|(status, _)| status);
     match status {
-        Some(st) if st.code().is_none() && st.signal() == Some(want) => Ok(()),
+        Some(st) if st.code().is_none() && process::exit_signal(&st) == Some(want) => Ok(()),
         Some(st) => Err(Failure::msg(format!(
             "expected the bridge to be killed by SIG{name} (signal {want}), got {}",
             process::describe(&st)
