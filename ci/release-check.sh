@@ -12,7 +12,7 @@
 #      that is deleted before the installed bridge replays transcripts/m1 (no file of the
 #      source tree is read at run time); the dev profile (--debug), sharing target/;
 #   6. `cargo check` of the bridge for both macOS targets (its Keychain store and process group),
-#      with Zig as the C compiler of ring's build script (no Apple SDK here).
+#      through cargo-zigbuild: Zig is the C compiler of ring's build script (no Apple SDK here).
 # Each step prints the seconds it took. A step that cannot run here records "SKIPPED: …".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -136,24 +136,17 @@ install() {
     "$root/bin/harness" "${schemas[@]}" transcripts/m1
 }
 
-# ring's build script compiles C for the target even for `cargo check`; Zig (from PyPI, as for
-# the Linux builds) carries the macOS headers that the Apple SDK would.
+# ring's build script compiles C for the target even for `cargo check`; cargo-zigbuild gives
+# it Zig as the C compiler, which carries the macOS headers that the Apple SDK would (nothing
+# is linked, so no SDK is needed).
 macos() {
-  local t zig
-  zig="$(python3 -c 'import ziglang, os; print(os.path.join(os.path.dirname(ziglang.__file__), "zig"))' 2>/dev/null || true)"
+  local t
   for t in aarch64-apple-darwin x86_64-apple-darwin; do
     if ! rustup target list --installed | grep -qx "$t"; then
       skipped "ci/release-check.sh: cargo check for $t (rustup has no target $t)"
       continue
     fi
-    if [ -z "$zig" ] || [ ! -x "$zig" ]; then
-      skipped "ci/release-check.sh: cargo check for $t (no zig for ring's C code; ci/setup.sh installs ziglang)"
-      continue
-    fi
-    local arch="${t%%-*}" var="CC_${t//-/_}"
-    printf '#!/bin/sh\nexec %s cc -target %s-macos "$@"\n' "$zig" "$arch" >"$work/cc-$t"
-    chmod +x "$work/cc-$t"
-    env "$var=$work/cc-$t" cargo check --quiet --locked --target "$t" -p mcp-bridge-vscode
+    cargo-zigbuild check --quiet --locked --target "$t" -p mcp-bridge-vscode
     echo "cargo check --target $t -p mcp-bridge-vscode: ok"
   done
 }
