@@ -76,11 +76,15 @@ linking() {
       info="$(file -b "$f")"
       echo "$t/$b: $info"
       if [ "$t" = x86_64-unknown-linux-gnu ]; then ldd "$f" | sed 's/^/    /'; fi
-      newest="$(readelf -V -W "$f" | grep -o 'GLIBC_2\.[0-9.]*' | sort -uV | tail -n 1)"
+      newest="$(readelf -V -W "$f" | grep -o 'GLIBC_2\.[0-9.]*' | sort -uV | tail -n 1 || true)"
       echo "    needs: $(readelf -d -W "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | paste -sd ' ' -), newest symbol version $newest"
       case "$info" in
         *"dynamically linked"*"interpreter"*) ;;
         *) echo "release check: $t/$b is not dynamically linked against glibc" >&2; exit 1 ;;
+      esac
+      case "$t:$info" in
+        x86_64-*:*x86-64* | aarch64-*:*aarch64*) ;;
+        *) echo "release check: $t/$b is not a binary for $t" >&2; exit 1 ;;
       esac
       if ! readelf -d -W "$f" | grep -q 'NEEDED.*\[libc\.so\.6\]'; then
         echo "release check: $t/$b does not load libc.so.6" >&2
