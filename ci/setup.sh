@@ -46,3 +46,21 @@ if [ ! -x target/py-tools/bin/uvx ] || [ ! -x target/py-tools/bin/pipx ]; then
   python3 -m venv target/py-tools
   target/py-tools/bin/python -m pip install --quiet --disable-pip-version-check uv pipx
 fi
+# The release archives (ci/release.sh, ci/release-check.sh): Rust's standard library for each
+# target; Zig and cargo-zigbuild from PyPI (wheels) for the Linux builds against glibc 2.17 and
+# as the C compiler of the macOS checks; qemu-user with Debian's aarch64 glibc to run the
+# aarch64 binaries; file and readelf to show what the binaries link.
+rustup target add x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu x86_64-pc-windows-gnu \
+  aarch64-apple-darwin x86_64-apple-darwin >/dev/null
+if ! command -v cargo-zigbuild >/dev/null || ! python3 -c 'import ziglang' 2>/dev/null; then
+  echo "setup: installing ziglang and cargo-zigbuild from PyPI for the release archives" >&2
+  pip_args=(-q install "ziglang==0.17.1" "cargo-zigbuild==0.24.1")
+  # A Python whose packages the system manages (PEP 668) needs the override.
+  python3 -m pip "${pip_args[@]}" 2>/dev/null || python3 -m pip "${pip_args[@]}" --break-system-packages
+fi
+if ! command -v qemu-aarch64 >/dev/null || [ ! -e /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 ] \
+  || ! command -v file >/dev/null || ! command -v readelf >/dev/null; then
+  echo "setup: installing Debian's qemu-user, libc6-arm64-cross, file and binutils for the release archives" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-user libc6-arm64-cross file binutils >/dev/null
+fi

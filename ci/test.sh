@@ -70,13 +70,15 @@ echo "== transcripts"
 replay
 echo "== transcripts through the embedded bridge (M5: bridge-fixture-server --embedded)"
 replay --embedded
-# The bridge as shipped (`cargo release-bridge`, .cargo/config.toml): on Linux with glibc the C
-# library is linked in. Its debug build replays every transcript too; the fixture and the
-# harness stay the ones built above.
-echo "== transcripts through the bridge as shipped (cargo static-bridge)"
-cargo static-bridge
-host="$(rustc -vV | sed -n 's/^host: //p')"
-MCP_BRIDGE_BIN="$PWD/target/$host/debug/mcp-bridge-vscode" replay
+# The release archives (ci/release.sh) in the dev profile: sums, contents, linking, every
+# transcript through the Linux x86_64 archive's bridge, m1 and m2 through the aarch64 one under
+# qemu-user, `cargo install` of the three crates, `cargo check` for macOS.
+echo "== release archives (ci/release-check.sh)"
+bash ci/release-check.sh
+# The npm packages and the PyPI wheels from the staged binaries of the archives, installed with
+# no registry and run as VS Code starts them, and every mcp.json entry of the README's Install.
+echo "== npm and PyPI packages (ci/dist-packages.sh)"
+bash ci/dist-packages.sh target/dist/stage target/dist
 echo "== secret sweep"
 bash ci/sweep.sh
 echo "== conformance"

@@ -34,11 +34,43 @@ pub struct Https {
     pub sign_in: bool,
 }
 
-/// The folder of the test PKI (`certs/` of the workspace).
+/// The CA certificates of the test PKI (`certs/` of the workspace), built in so that an
+/// installed harness reads no file of the source tree.
+const CA_FILES: [(&str, &str); 2] = [
+    ("ca.crt", include_str!("../../certs/ca.crt")),
+    (
+        "untrusted-ca.crt",
+        include_str!("../../certs/untrusted-ca.crt"),
+    ),
+];
+
+/// A folder holding `ca.crt` and `untrusted-ca.crt` for the bridge's `--ca-file`: one folder in
+/// the system's temporary folder per content (its name carries a hash), written once and
+/// shared by every harness run (rewritten if a file differs); each file is written whole and
+/// renamed into place, so concurrent runs never read half a file. A write that fails shows as
+/// the bridge's own error for the file.
 pub fn certs_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join("certs")
+    use std::hash::{Hash, Hasher};
+    // DefaultHasher::new() has fixed keys: the same content gives the same name in every run.
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    CA_FILES.hash(&mut hasher);
+    let dir = std::env::temp_dir().join(format!("mcp-harness-certs-{:016x}", hasher.finish()));
+    for (name, pem) in CA_FILES {
+        let path = dir.join(name);
+        if std::fs::read_to_string(&path).is_ok_and(|have| have == pem) {
+            continue;
+        }
+        let written = std::fs::create_dir_all(&dir).and_then(|()| {
+            let mut tmp = tempfile::NamedTempFile::new_in(&dir)?;
+            std::io::Write::write_all(&mut tmp, pem.as_bytes())?;
+            tmp.persist(&path).map_err(|e| e.error)?;
+            Ok(())
+        });
+        if let Err(e) = written {
+            eprintln!("harness: cannot write {}: {e}", path.display());
+        }
+    }
+    dir
 }
 
 impl Https {

@@ -13,11 +13,9 @@ pub(crate) fn target_dir() -> PathBuf {
 }
 
 /// Builds the bridge and the fixture with the bench's own profile, so that the figures are
-/// those of the sources beside it (`cargo build --examples` alone builds no binary). The
-/// bridge is built as shipped, by the `static-bridge` alias of `.cargo/config.toml` (static C
-/// library on Linux with glibc), into target/<host triple>/<profile>/. Skipped when
-/// BRIDGE_BIN or BRIDGE_FIXTURE_SERVER names a binary; a build that cannot run leaves what is
-/// there.
+/// those of the sources beside it (`cargo build --examples` alone builds no binary), into
+/// target/<profile>/. Skipped when BRIDGE_BIN or BRIDGE_FIXTURE_SERVER names a binary; a build
+/// that cannot run leaves what is there.
 pub(crate) fn build_binaries() {
     if std::env::var_os("BRIDGE_BIN").is_some()
         || std::env::var_os("BRIDGE_FIXTURE_SERVER").is_some()
@@ -44,7 +42,7 @@ pub(crate) fn build_binaries() {
     };
     eprintln!("building the bridge and the fixture ({profile}) …");
     for what in [
-        &["static-bridge", "--quiet"][..],
+        &["build", "--quiet", "-p", "mcp-bridge-vscode", "--bins"][..],
         &["build", "--quiet", "-p", "bridge-fixture-server", "--bins"],
     ] {
         let status = Command::new(&cargo)
@@ -67,15 +65,11 @@ pub(crate) fn find(var: &str, name: &str) -> PathBuf {
         return PathBuf::from(p);
     }
     let file = format!("{name}{}", std::env::consts::EXE_SUFFIX);
-    // The bridge as shipped (target/<host triple>/, see build_binaries) before a plain build.
     let target = target_dir();
-    let host = target.join(env!("BENCH_HOST_TRIPLE"));
     for profile in ["release", "debug"] {
-        for dir in [&host, &target] {
-            let p = dir.join(profile).join(&file);
-            if p.exists() {
-                return p;
-            }
+        let p = target.join(profile).join(&file);
+        if p.exists() {
+            return p;
         }
     }
     panic!("{name} not found: build it, or set {var}");
