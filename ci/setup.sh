@@ -26,3 +26,9 @@ if ! command -v gnome-keyring-daemon >/dev/null || ! command -v dbus-run-session
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gnome-keyring dbus >/dev/null
 fi
+# The contention run (ci/contention.sh) keeps every core busy with Debian's stress-ng.
+if ! command -v stress-ng >/dev/null; then
+  echo "setup: installing Debian's stress-ng for the contention run" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq stress-ng >/dev/null
+fi
