@@ -188,7 +188,7 @@ mod tests {
         };
         let r = register(&http(), &server(true, true), &choice, "x").await;
         assert!(
-            matches!(r, Ok(Registration { ref client_id, auth: TokenAuth::None, dynamic: false }) if client_id == "pre")
+            matches!(r, Ok(Registration { ref client_id, auth: TokenAuth::None, dynamic: false, .. }) if client_id == "pre")
         );
         choice.client_secret = Some(oauth2::ClientSecret::new("s3cret".into()));
         let r = register(&http(), &server(true, true), &choice, "x").await;
