@@ -302,7 +302,7 @@ async fn cycle(conn: &mut Conn, n: u64) -> Result<(), String> {
 }
 
 /// The upstream of the command form dies (SIGKILL) with a call in flight: the call gets its
-/// error, and the bridge exits with code 1 (checked by the caller).
+/// error, and the bridge exits by itself with code 1 (checked by the caller).
 async fn kill_upstream(conn: &mut Conn) -> Result<(), String> {
     let id = conn
         .request(
@@ -329,6 +329,12 @@ async fn kill_upstream(conn: &mut Conn) -> Result<(), String> {
     let r = conn.response(id).await?;
     if r["error"]["code"] != -32603 {
         return Err(format!("the call in flight got {r}"));
+    }
+    // "When the upstream server stops" with stdin still open: the bridge exits by itself
+    // (code 1, checked by the caller). Closing stdin now would race that exit with the stop
+    // sequence of the end of stdin, whose exit code is 0.
+    if conn.bridge.wait_exit(WATCHDOG).await.is_none() {
+        return Err("the bridge did not exit after the end of its upstream".into());
     }
     Ok(())
 }
