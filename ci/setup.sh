@@ -64,3 +64,9 @@ if ! command -v qemu-aarch64 >/dev/null || [ ! -e /usr/aarch64-linux-gnu/lib/ld-
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-user libc6-arm64-cross file binutils >/dev/null
 fi
+# The contention run (ci/contention.sh) keeps every core busy with Debian's stress-ng.
+if ! command -v stress-ng >/dev/null; then
+  echo "setup: installing Debian's stress-ng for the contention run" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq stress-ng >/dev/null
+fi

@@ -55,6 +55,8 @@ export MCP_FUZZ_CASES="${MCP_FUZZ_CASES:-3000}"
 # ci/windows.sh.
 cargo test --workspace --locked -- --skip the_keychain_store --skip the_index_of_the_keychain --skip under_wine_
 bash ci/keychain-tests.sh
+echo "== contention (the stop, fault matrix and embedded process tests with every core busy)"
+bash ci/contention.sh
 echo "== consumer (M5: the packaged crate in an rmcp server)"
 bash ci/consumer.sh
 # Every transcript, with the schema checks where the schemas are (outside CI only without them:
@@ -83,3 +85,5 @@ echo "== secret sweep"
 bash ci/sweep.sh
 echo "== conformance"
 bash ci/conformance.sh
+echo "== soak (four bridges, 2 minutes)"
+bash ci/soak.sh 2

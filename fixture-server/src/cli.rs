@@ -21,7 +21,7 @@ usage: bridge-fixture-server [--many-tools N] [--close-stdout] [--conformance]
                              [--many-tools N] [--conformance]
                              [--oauth [--deny] [--no-registration] [--cimd] [--no-cimd]
                                       [--token-lifetime S] [--no-refresh-tokens]
-                                      [--step-up-scope-only]]
+                                      [--step-up-scope-only] [--register-auth-method M]]
        bridge-fixture-server --browse <url> [--ca-file <pem>]
        bridge-fixture-server --help | --version
 
@@ -57,6 +57,9 @@ options:
   --no-refresh-tokens    with --oauth: issue no refresh tokens
   --step-up-scope-only   with --oauth: the 403 of the tool guarded asks for mcp:write alone
                          (not mcp:read mcp:write), so a client must add the granted scopes
+  --register-auth-method M  with --oauth: /register answers with this
+                         token_endpoint_auth_method (client_secret_basic or client_secret_post)
+                         and a client_secret, whatever the request asked
   --browse <url>         a test browser: GET the URL and follow up to 5 redirects until a
                          loopback redirect URI with a code or an error; print the last
                          status and URL; exit 0 when that redirect URI answered 2xx or 3xx
@@ -110,6 +113,8 @@ pub struct Options {
     pub no_refresh_tokens: bool,
     /// With `oauth`: the step-up challenge names only the missing scope.
     pub step_up_scope_only: bool,
+    /// With `oauth`: the `token_endpoint_auth_method` of every registration answer.
+    pub register_auth_method: Option<String>,
     /// The tools, resources and prompts of the official conformance suite.
     pub conformance: bool,
     /// M5: stdio through the embedded bridge, with this policy for `server/discover`.
@@ -195,8 +200,14 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
                 };
                 *flag = true;
             }
-            "--many-tools" | "--listen" | "--bearer-env" | "--listen-status"
-            | "--token-lifetime" | "--browse" | "--ca-file" => {
+            "--many-tools"
+            | "--listen"
+            | "--bearer-env"
+            | "--listen-status"
+            | "--token-lifetime"
+            | "--browse"
+            | "--ca-file"
+            | "--register-auth-method" => {
                 let value = match inline {
                     Some(value) => value,
                     None => iter
@@ -219,6 +230,14 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
                             ));
                         }
                         options.token_lifetime = Some(lifetime);
+                    }
+                    "--register-auth-method" => {
+                        if !matches!(value.as_str(), "client_secret_basic" | "client_secret_post") {
+                            return Err(format!(
+                                "--register-auth-method needs client_secret_basic or client_secret_post, not '{value}'"
+                            ));
+                        }
+                        options.register_auth_method = Some(value);
                     }
                     "--browse" => browse = Some(value),
                     "--ca-file" => ca_file = Some(value),
@@ -255,6 +274,10 @@ fn check_oauth(options: &Options) -> Result<(), String> {
         ("--no-cimd", options.no_cimd),
         ("--token-lifetime", options.token_lifetime.is_some()),
         ("--no-refresh-tokens", options.no_refresh_tokens),
+        (
+            "--register-auth-method",
+            options.register_auth_method.is_some(),
+        ),
     ];
     if !options.oauth {
         return match oauth_only.iter().find(|(_, set)| *set) {

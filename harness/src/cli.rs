@@ -66,6 +66,9 @@ pub fn main() -> ExitCode {
     if argv.get(1).map(String::as_str) == Some("check") {
         return crate::check::main(&argv[2..], &runtime);
     }
+    if argv.get(1).map(String::as_str) == Some("soak") {
+        return crate::soak::main(&argv[2..], &runtime);
+    }
     if argv.get(1).map(String::as_str) == Some("scripted-server") {
         let Some(table) = argv.get(2) else {
             eprintln!("harness scripted-server: the table file is missing");

@@ -22,6 +22,7 @@
 //! | `client`, `profile` | the simulator's steps and VS Code's / Copilot's frames |
 //! | `vscode` | VS Code's tool ids and draft-07 check |
 //! | `crowd` | many bridges at once (B33) |
+//! | `soak` | `harness soak`: four bridges for minutes under a mixed workload |
 //! | `report` | failure reports with a diff |
 //! | `windows` | which transcripts the `--windows` run (the Windows bridge) skips, and why |
 pub mod check;
@@ -45,6 +46,7 @@ pub mod scripted_server;
 pub mod session;
 pub mod sign_in;
 pub mod skip;
+pub mod soak;
 pub mod suite;
 pub mod upstream;
 pub mod vscode;

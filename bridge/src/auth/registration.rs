@@ -24,8 +24,9 @@ pub enum TokenAuth {
     /// A public client (PKCE alone).
     None,
     /// A confidential client with the secret of `MCP_BRIDGE_CLIENT_SECRET` or of the
-    /// registration: `client_secret_basic`, or `client_secret_post` when the metadata of the
-    /// authorization server names that and not the other (see `tokens::secret_auth_type`).
+    /// registration: the method that the registration answer names, else
+    /// `client_secret_basic`, or `client_secret_post` when the metadata of the authorization
+    /// server names that and not the other (see `tokens::secret_auth_type`).
     Basic(oauth2::ClientSecret),
 }
 
@@ -37,6 +38,9 @@ pub struct Registration {
     /// True when the registration came from this run (dynamic registration): a stored
     /// sign-in keeps it.
     pub dynamic: bool,
+    /// The `token_endpoint_auth_method` of the registration answer (RFC 7591 §3.2.1: the
+    /// server's answer is what counts); None when no registration answer named one.
+    pub method: Option<String>,
 }
 
 /// What the command line and the environment say about the client.
@@ -65,6 +69,7 @@ pub async fn register(
             client_id: url.to_string(),
             auth: TokenAuth::None,
             dynamic: false,
+            method: None,
         });
     }
     let Some(endpoint) = &server.registration_endpoint else {
@@ -112,6 +117,7 @@ fn pre_registered(
         client_id: client_id.to_owned(),
         auth,
         dynamic: false,
+        method: None,
     })
 }
 
@@ -137,10 +143,15 @@ fn parse_registration(answer: &Value) -> Result<Registration, Failure> {
         Some(secret) => TokenAuth::Basic(oauth2::ClientSecret::new(secret.to_owned())),
         None => TokenAuth::None,
     };
+    let method = answer
+        .get("token_endpoint_auth_method")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
     Ok(Registration {
         client_id: client_id.to_owned(),
         auth,
         dynamic: true,
+        method,
     })
 }
 
@@ -177,7 +188,7 @@ mod tests {
         };
         let r = register(&http(), &server(true, true), &choice, "x").await;
         assert!(
-            matches!(r, Ok(Registration { ref client_id, auth: TokenAuth::None, dynamic: false }) if client_id == "pre")
+            matches!(r, Ok(Registration { ref client_id, auth: TokenAuth::None, dynamic: false, .. }) if client_id == "pre")
         );
         choice.client_secret = Some(oauth2::ClientSecret::new("s3cret".into()));
         let r = register(&http(), &server(true, true), &choice, "x").await;
@@ -241,6 +252,11 @@ mod tests {
                 auth: TokenAuth::Basic(_),
                 ..
             })
+        ));
+        assert!(matches!(
+            parse_registration(&json!({"client_id":"c1","client_secret":"s",
+                "token_endpoint_auth_method":"client_secret_post"})),
+            Ok(Registration { method: Some(ref m), .. }) if m == "client_secret_post"
         ));
         assert!(parse_registration(&json!({})).is_err());
     }

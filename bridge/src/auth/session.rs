@@ -358,6 +358,7 @@ fn stored_client(record: &Record) -> Registration {
             None => TokenAuth::None,
         },
         dynamic: record.registered_secret.is_some(),
+        method: record.registered_method.clone(),
     }
 }
 
@@ -371,6 +372,11 @@ fn record_of(found: &Found, tokens: Tokens) -> Record {
         resource: found.resource.resource.clone(),
         client_id: found.registration.client_id.clone(),
         registered_secret: secret,
+        registered_method: found
+            .registration
+            .dynamic
+            .then(|| found.registration.method.clone())
+            .flatten(),
         access_token: AccessToken::secret(&tokens.access).clone(),
         refresh_token: tokens.refresh.map(|r| r.secret().clone()),
         expires_at: tokens.expires_at.map(Record::seconds),
@@ -388,6 +394,7 @@ mod tests {
             resource: "https://mcp.example/mcp".into(),
             client_id: "c".into(),
             registered_secret: None,
+            registered_method: None,
             access_token: "t".into(),
             refresh_token: None,
             expires_at: None,
@@ -440,6 +447,7 @@ mod tests {
                     client_id: "c".into(),
                     auth: TokenAuth::None,
                     dynamic: false,
+                    method: None,
                 },
             }),
         };

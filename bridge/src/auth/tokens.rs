@@ -87,7 +87,7 @@ impl Grant<'_> {
         client = match &self.registration.auth {
             TokenAuth::Basic(secret) => client
                 .set_client_secret(secret.clone())
-                .set_auth_type(secret_auth_type(self.server)),
+                .set_auth_type(secret_auth_type(self.server, self.registration)),
             TokenAuth::None => client.set_auth_type(AuthType::RequestBody),
         };
         Ok(client)
@@ -224,11 +224,17 @@ async fn send(http: &reqwest::Client, request: HttpRequest) -> Result<HttpRespon
     builder.body(bytes).map_err(|e| HttpError(e.to_string()))
 }
 
-/// How a client secret goes to the token endpoint: `client_secret_basic` (the default of RFC
-/// 8414 when the metadata names no method), else `client_secret_post` when the authorization
-/// server supports only that. The metadata is read again at each start, so a stored client
-/// needs no record of the method.
-fn secret_auth_type(server: &Server) -> AuthType {
+/// How a client secret goes to the token endpoint: the method of the registration answer when
+/// it names one of the two (RFC 7591 §3.2.1: a server that registered one method refuses the
+/// other, even when its metadata lists both); else `client_secret_basic` (the default of RFC
+/// 8414 when the metadata names no method), or `client_secret_post` when the authorization
+/// server supports only that.
+fn secret_auth_type(server: &Server, registration: &Registration) -> AuthType {
+    match registration.method.as_deref() {
+        Some("client_secret_post") => return AuthType::RequestBody,
+        Some("client_secret_basic") => return AuthType::BasicAuth,
+        _ => {}
+    }
     let methods = &server.token_endpoint_auth_methods;
     let named = |m: &str| methods.iter().any(|x| x == m);
     if !named("client_secret_basic") && named("client_secret_post") {
@@ -252,7 +258,9 @@ mod tests {
             token_endpoint_auth_methods: methods.iter().map(|m| (*m).to_owned()).collect(),
             ..server()
         };
-        let basic = |m: &[&str]| matches!(secret_auth_type(&with(m)), AuthType::BasicAuth);
+        let unnamed = registration(None);
+        let basic =
+            |m: &[&str]| matches!(secret_auth_type(&with(m), &unnamed), AuthType::BasicAuth);
         assert!(basic(&[]), "RFC 8414's default");
         assert!(basic(&["client_secret_basic"]));
         assert!(basic(&["client_secret_post", "client_secret_basic"]));
@@ -261,12 +269,47 @@ mod tests {
         assert!(!basic(&["none", "client_secret_post"]));
     }
 
+    fn registration(method: Option<&str>) -> Registration {
+        Registration {
+            client_id: "c1".into(),
+            auth: TokenAuth::Basic(oauth2::ClientSecret::new("s".into())),
+            dynamic: true,
+            method: method.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn a_secret_goes_by_the_method_that_the_registration_answer_names() {
+        let both = Server {
+            token_endpoint_auth_methods: vec![
+                "client_secret_basic".into(),
+                "client_secret_post".into(),
+            ],
+            ..server()
+        };
+        let post = registration(Some("client_secret_post"));
+        assert!(matches!(
+            secret_auth_type(&both, &post),
+            AuthType::RequestBody
+        ));
+        let only_post = Server {
+            token_endpoint_auth_methods: vec!["client_secret_post".into()],
+            ..server()
+        };
+        let basic = registration(Some("client_secret_basic"));
+        assert!(matches!(
+            secret_auth_type(&only_post, &basic),
+            AuthType::BasicAuth
+        ));
+    }
+
     #[test]
     fn the_authorization_url_has_pkce_s256_a_state_the_scopes_and_the_resource() {
         let registration = Registration {
             client_id: "c1".into(),
             auth: TokenAuth::None,
             dynamic: true,
+            method: None,
         };
         let server = server();
         let grant = Grant {

@@ -88,7 +88,7 @@ impl fmt::Debug for PipeConnect {
 #[derive(Clone)]
 pub struct ConnectOptions {
     pub max_line_bytes: usize,
-    /// The contract's `shutdown_grace` for a child.
+    /// The contract's `shutdown_grace` for a child, and for a server in the process.
     pub grace: Duration,
     /// The process (group) id of the current child, for the watchdog of the executable.
     pub pid: Arc<AtomicU32>,
@@ -140,7 +140,14 @@ pub fn connect(
                 cause: Cause::NotConnected,
                 line: format!("cannot reach the server in the process: {e}"),
             })?;
-            LineTransport::spawn(read, write, opts.max_line_bytes, tx, room)
+            LineTransport::spawn_with_grace(
+                read,
+                write,
+                opts.max_line_bytes,
+                tx,
+                room,
+                Some(opts.grace),
+            )
         }
         Target::Url(http, tokens) => HttpTransport::new(Arc::clone(http), tokens.clone(), tx, room)
             .map_err(|e| ConnectError {

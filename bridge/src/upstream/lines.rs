@@ -6,6 +6,7 @@
 //! example an in-memory pipe to a server in the same process.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
@@ -141,10 +142,15 @@ async fn read_loop<R: AsyncRead + Unpin>(
 /// side, or at the stop, when the bridge closes its own.
 pub struct LineTransport {
     link: LineLink,
+    end_tx: Arc<watch::Sender<Option<Ended>>>,
     end: watch::Receiver<Option<Ended>>,
+    /// R7: how long the stop waits for the peer to close its side (None: until it does).
+    grace: Option<Duration>,
 }
 
 impl LineTransport {
+    /// A transport that waits for the peer to close its side at the stop (the tests' pairs).
+    #[cfg(test)]
     pub fn spawn<R, W>(
         read: R,
         write: W,
@@ -156,16 +162,43 @@ impl LineTransport {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
+        Self::spawn_with_grace(read, write, max_line_bytes, events, room, None)
+    }
+
+    /// A transport over a pair of streams for a server in the same process (the embedded bridge): it has
+    /// no process to signal, so after the end of its input it gets `grace` to close its side,
+    /// as a child gets before its termination signal, and then the stop goes on without it (an
+    /// rmcp server can hold its side for its own drain time when the end of input meets a
+    /// listen stream that is being opened).
+    pub fn spawn_with_grace<R, W>(
+        read: R,
+        write: W,
+        max_line_bytes: usize,
+        events: Events,
+        room: Room,
+        grace: Option<Duration>,
+    ) -> Arc<LineTransport>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
         let link = LineLink::spawn(read, write, max_line_bytes, events.clone(), room);
         let (end_tx, end) = watch::channel(None);
+        let end_tx = Arc::new(end_tx);
         let closed = Arc::clone(&link.read_closed);
+        let ends = Arc::clone(&end_tx);
         tokio::spawn(async move {
             closed.notified().await;
             let ended = Ended { exit: None };
             let _ = events.send(TransportEvent::Ended(ended));
-            let _ = end_tx.send(Some(ended));
+            let _ = ends.send(Some(ended));
         });
-        Arc::new(LineTransport { link, end })
+        Arc::new(LineTransport {
+            link,
+            end_tx,
+            end,
+            grace,
+        })
     }
 }
 
@@ -184,6 +217,19 @@ impl Transport for LineTransport {
 
     fn stop(&self) {
         self.link.close();
+        if let (Some(grace), Ok(runtime)) = (self.grace, tokio::runtime::Handle::try_current()) {
+            let end_tx = Arc::clone(&self.end_tx);
+            runtime.spawn(async move {
+                tokio::time::sleep(grace).await;
+                end_tx.send_if_modified(|end| {
+                    let waited_out = end.is_none();
+                    if waited_out {
+                        *end = Some(Ended { exit: None });
+                    }
+                    waited_out
+                });
+            });
+        }
     }
 
     fn end_watch(&self) -> watch::Receiver<Option<Ended>> {
@@ -229,6 +275,32 @@ mod tests {
         ));
         let mut end = t.end_watch();
         assert!(end.wait_for(Option::is_some).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn the_stop_waits_for_a_server_in_the_process_only_its_grace() {
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let (our_read, our_write) = tokio::io::split(ours);
+        let (tx, _rx) = crate::upstream::events::channel();
+        let grace = Some(std::time::Duration::from_millis(50));
+        let t = LineTransport::spawn_with_grace(
+            our_read,
+            our_write,
+            1024,
+            tx,
+            Room::unlimited(),
+            grace,
+        );
+        // The peer keeps its side open (`theirs` lives to the end of the test).
+        t.stop();
+        let mut end = t.end_watch();
+        let waited = tokio::time::timeout(
+            std::time::Duration::from_secs(5),
+            end.wait_for(Option::is_some),
+        )
+        .await;
+        assert!(waited.is_ok(), "the stop ends after the grace");
+        drop(theirs);
     }
 
     #[tokio::test]

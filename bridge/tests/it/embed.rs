@@ -14,8 +14,10 @@ use support::{
     Bridge, EXIT_BOUND, call, copilot_initialize, fixture_bin, request, vscode_initialize,
 };
 
-/// The bound for the Local path: exit within 2 s of the end of stdin.
-const LOCAL_EXIT: Duration = Duration::from_secs(2);
+/// The contract's bound for the Local path too (R7, the stop sequence): the server in the
+/// process gets shutdown_grace after the end of its input, as a child does, so a tighter
+/// number is a bound of the machine's load, not of the bridge.
+const LOCAL_EXIT: Duration = EXIT_BOUND;
 /// The bound of one frame.
 const FRAME: Duration = Duration::from_secs(20);
 
@@ -76,7 +78,7 @@ fn exit_0_within(b: &mut Bridge, bound: Duration) {
 }
 
 #[test]
-fn m5_local_path_initialize_lists_adds_asks_a_form_and_exits_within_2_s() {
+fn m5_local_path_initialize_lists_adds_asks_a_form_and_exits_within_the_bound() {
     let mut b = start(&["--embedded"]);
     let result = b.initialize();
     assert_eq!(result["protocolVersion"], "2025-11-25");

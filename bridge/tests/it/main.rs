@@ -26,6 +26,7 @@ mod list_changes;
 mod load_faults;
 mod logout_index;
 mod refresh_rotation;
+mod registered_auth_method;
 mod secret_sweep;
 mod sign_in;
 mod sign_in_forged_redirects;

@@ -111,6 +111,7 @@ fn record(token: &str) -> Record {
         resource: URL.into(),
         client_id: "client".into(),
         registered_secret: None,
+        registered_method: None,
         access_token: format!("{TOKEN}-{token}"),
         refresh_token: Some(format!("{TOKEN}-refresh")),
         expires_at: None,

@@ -37,6 +37,9 @@ pub struct Client {
     pub id: String,
     /// The secret of a confidential client; None for a public client (`none`).
     pub secret: Option<String>,
+    /// The one `token_endpoint_auth_method` of a registered confidential client, as a real
+    /// server keeps it; None: the pre-registered confidential client takes either.
+    pub method: Option<String>,
     pub redirect_uris: Vec<String>,
 }
 
@@ -54,6 +57,7 @@ pub async fn lookup(server: &AuthServer, client_id: &str) -> Result<Client, Stri
     let pre = |secret: Option<&str>| Client {
         id: client_id.to_string(),
         secret: secret.map(str::to_string),
+        method: None,
         redirect_uris: vec![LOOPBACK_CALLBACK.to_string()],
     };
     match client_id {
@@ -161,6 +165,7 @@ fn client_of_document(url: &str, document: &Value) -> Result<Client, String> {
     Ok(Client {
         id: url.to_string(),
         secret: None,
+        method: None,
         redirect_uris,
     })
 }
@@ -259,6 +264,9 @@ pub async fn register(
             );
         }
     };
+    if let Some(method) = &server.config.register_auth_method {
+        metadata.insert("token_endpoint_auth_method".into(), json!(method));
+    }
     let client = match client_of_metadata(&mut metadata) {
         Ok(client) => client,
         Err((error, description)) => {
@@ -350,9 +358,11 @@ fn client_of_metadata(metadata: &mut Map<String, Value>) -> Result<Client, (&'st
     metadata.insert("token_endpoint_auth_method".into(), json!(method));
     metadata.insert("grant_types".into(), json!(grants));
     metadata.insert("response_types".into(), json!(responses));
+    let confidential = method != "none";
     Ok(Client {
         id: token("dcr_"),
-        secret: (method != "none").then(|| token("bfx_secret_")),
+        secret: confidential.then(|| token("bfx_secret_")),
+        method: confidential.then_some(method),
         redirect_uris,
     })
 }

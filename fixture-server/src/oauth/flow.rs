@@ -321,6 +321,19 @@ async fn authenticate(
         }
         (None, None) => {}
     }
+    let used = if basic.is_some() {
+        "client_secret_basic"
+    } else {
+        "client_secret_post"
+    };
+    if let Some(method) = &client.method
+        && method != used
+    {
+        return Err(invalid_client(
+            basic.is_some(),
+            &format!("the client {client_id} is registered with {method}, not {used}"),
+        ));
+    }
     Ok(Authenticated { client })
 }
 

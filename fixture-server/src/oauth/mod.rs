@@ -69,6 +69,9 @@ pub struct Config {
     pub refresh_tokens: bool,
     /// The 403 of `guarded` asks for `mcp:write` alone.
     pub step_up_scope_only: bool,
+    /// The `token_endpoint_auth_method` that every registration answer names (RFC 7591
+    /// §3.2.1: the server's answer is what counts), with a `client_secret`.
+    pub register_auth_method: Option<String>,
     /// The PEM of the CA that signs the documents of client ID metadata URLs, besides the
     /// roots of the system: the test CA.
     pub ca_pem: &'static str,
@@ -84,6 +87,7 @@ impl Config {
             token_lifetime: Duration::from_secs(u64::from(options.token_lifetime())),
             refresh_tokens: !options.no_refresh_tokens,
             step_up_scope_only: options.step_up_scope_only,
+            register_auth_method: options.register_auth_method.clone(),
             ca_pem,
         }
     }

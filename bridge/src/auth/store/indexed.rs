@@ -180,6 +180,7 @@ pub(crate) mod tests {
             resource: "https://mcp.example/mcp".into(),
             client_id: "client".into(),
             registered_secret: None,
+            registered_method: None,
             access_token: token.into(),
             refresh_token: Some(format!("{token}-refresh")),
             expires_at: Some(1_900_000_000),

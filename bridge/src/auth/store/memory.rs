@@ -56,6 +56,7 @@ mod tests {
             resource: "https://mcp.example/mcp".into(),
             client_id: "c".into(),
             registered_secret: None,
+            registered_method: None,
             access_token: "at-1".into(),
             refresh_token: Some("rt-1".into()),
             expires_at: Some(10),

@@ -43,6 +43,9 @@ pub struct Record {
     /// The secret that a dynamic registration gave the client, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub registered_secret: Option<String>,
+    /// The `token_endpoint_auth_method` that the dynamic registration named, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub registered_method: Option<String>,
     /// The access token of the requests.
     pub access_token: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
