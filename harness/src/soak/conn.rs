@@ -3,7 +3,7 @@
 //! once, or at most once for a request that the client cancelled (the bridge then owes no
 //! response).
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
@@ -340,4 +340,12 @@ pub fn rollup_kib(pid: i32, key: &str) -> Option<u64> {
     text.lines()
         .find_map(|l| l.strip_prefix(key))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// Where the programs and the test CA are.
+#[derive(Debug, Clone)]
+pub struct Programs {
+    pub bridge: PathBuf,
+    pub fixture: PathBuf,
+    pub ca: PathBuf,
 }

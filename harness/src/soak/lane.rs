@@ -5,12 +5,11 @@
 //! line that is not JSON (-32700 of id null) and a ping. The command form also loses its
 //! upstream (killed) once a minute: the call in flight gets its error, the bridge exits with
 //! code 1, and a new bridge takes its place, as VS Code starts one.
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::conn::{Conn, Tally};
+use super::conn::{Conn, Programs, Tally};
 use crate::format::Profile;
 use crate::process;
 use crate::profile;
@@ -37,14 +36,6 @@ pub enum Kind {
     Embedded,
     /// The command form under the Copilot harness's profile.
     Copilot,
-}
-
-/// Where the programs and the test CA are.
-#[derive(Debug, Clone)]
-pub struct Programs {
-    pub bridge: PathBuf,
-    pub fixture: PathBuf,
-    pub ca: PathBuf,
 }
 
 /// What one lane saw.

@@ -15,7 +15,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use lane::{Kind, LaneReport, Programs};
+use conn::Programs;
+use lane::{Kind, LaneReport};
 
 /// The default bound of the PSS growth of one bridge, in KiB.
 const PSS_GROWTH_KIB: u64 = 5 * 1024;

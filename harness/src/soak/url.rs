@@ -3,8 +3,7 @@
 //! the soak runs, and the sign-in through the sign-in line and the fixture's test browser.
 use std::time::{Duration, Instant};
 
-use super::conn::{Conn, EXCHANGE};
-use super::lane::Programs;
+use super::conn::{Conn, EXCHANGE, Programs};
 use crate::process::Bridge;
 
 /// The lifetime of an access token: usable for 15 s (the bridge refreshes one minute before
