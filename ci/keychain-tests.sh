@@ -35,6 +35,6 @@ MCP_KEYCHAIN_SESSION=1 dbus-run-session -- bash -c '
   # Makes the login collection with this password, unlocks it, and names it the default.
   eval "$(printf %s mcp-keychain-test | gnome-keyring-daemon --unlock --components=secrets)"
   # Before the keychain store test, whose last step locks the collection.
-  cargo test -p mcp-bridge-vscode --locked --test it -- --nocapture logout_index::the_index_of_the_keychain
-  cargo test -p mcp-bridge-vscode --locked --test it -- --nocapture keychain::the_keychain_store
+  cargo test -p mcp-bridge-vscode --locked --test it -- --nocapture --exact logout_index::logout_removes_the_sign_in_from_the_index_of_the_keychain
+  cargo test -p mcp-bridge-vscode --locked --test it -- --nocapture --exact keychain::the_keychain_store_against_the_secret_service
 ' keychain-tests "$home" 2> >(grep -v "Failed to set fd limit" >&2)
