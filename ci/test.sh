@@ -4,7 +4,7 @@
 #
 # Skips: a check that cannot run here (no ../shared/spec, no interop peer, no Windows target)
 # writes one line "SKIPPED: <why>" to stderr and to the file of MCP_SKIP_LOG (harness/src/skip.rs,
-# bridge/tests/it/support/skip.rs); the last line of this script names every skip. Under CI (CI set
+# which the tests of every crate use); the last line of this script names every skip. Under CI (CI set
 # to anything but empty, 0 or false) a missing ../shared/spec or interop peer is a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."

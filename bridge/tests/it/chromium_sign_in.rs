@@ -10,10 +10,10 @@ use crate::support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use harness::skip::skip;
 use serde_json::json;
 use support::https_fixture::ca_file;
 use support::oauth::{bridge, free_port, oauth_fixture, sign_in_urls};
-use support::skip::skip;
 use support::{call, vscode_initialize};
 
 /// The first `name` on `PATH`.

@@ -39,7 +39,7 @@ fn run_driver(packages: &[&str], script: &str, args: &[PathBuf]) -> Option<serde
     if let Some(package) = missing {
         let why =
             format!("@modelcontextprotocol/{package} is not installed (run ci/install-peers.sh)");
-        support::skip::skip(&format!("bridge interop_ts: {why}"));
+        harness::skip::skip(&format!("bridge interop_ts: {why}"));
         return None;
     }
     let mut child = match Command::new("node")
@@ -52,7 +52,7 @@ fn run_driver(packages: &[&str], script: &str, args: &[PathBuf]) -> Option<serde
     {
         Ok(child) => child,
         Err(e) => {
-            support::skip::skip(&format!("bridge interop_ts: node does not start ({e})"));
+            harness::skip::skip(&format!("bridge interop_ts: node does not start ({e})"));
             return None;
         }
     };

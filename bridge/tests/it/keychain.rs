@@ -45,7 +45,7 @@ fn bridge_command(args: &[&str]) -> std::process::Output {
 #[test]
 fn the_keychain_store_against_the_secret_service() {
     if std::env::var_os("MCP_KEYCHAIN_SESSION").is_none() {
-        support::skip::skip(
+        harness::skip::skip(
             "bridge/tests/keychain.rs: the keychain tests run in ci/keychain-tests.sh (a D-Bus session with gnome-keyring)",
         );
         return;
@@ -53,7 +53,7 @@ fn the_keychain_store_against_the_secret_service() {
     let store = match open_keychain() {
         Ok(store) => store,
         Err(error) => {
-            support::skip::skip(&format!(
+            harness::skip::skip(&format!(
                 "bridge/tests/keychain.rs: no Secret Service answers ({error})"
             ));
             return;

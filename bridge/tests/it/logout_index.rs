@@ -156,7 +156,7 @@ fn logout_removes_the_sign_in_from_the_index_of_the_file_store() {
 #[test]
 fn logout_removes_the_sign_in_from_the_index_of_the_keychain() {
     if std::env::var_os("MCP_KEYCHAIN_SESSION").is_none() {
-        support::skip::skip(
+        harness::skip::skip(
             "bridge/tests/logout_index.rs: the keychain index runs in ci/keychain-tests.sh (a D-Bus session with gnome-keyring)",
         );
         return;

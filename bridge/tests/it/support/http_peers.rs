@@ -157,6 +157,6 @@ pub fn rmcp_peer_bin() -> PathBuf {
 }
 
 fn skipped(why: &str) -> Option<HttpPeer> {
-    super::skip::skip(why);
+    harness::skip::skip(why);
     None
 }

@@ -11,7 +11,6 @@ pub mod https_fixture;
 pub mod log_lines;
 pub mod oauth;
 pub mod proxy;
-pub mod skip;
 pub mod url_upstreams;
 pub mod wine;
 

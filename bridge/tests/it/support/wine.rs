@@ -23,7 +23,7 @@ pub fn wine(what: &str) -> Option<Wine> {
             tools: tools.into(),
         }),
         _ => {
-            super::skip::skip(&format!(
+            harness::skip::skip(&format!(
                 "{what}: the Windows bridge under wine (MCP_WINE_BRIDGE and MCP_WINE_TOOLS; ci/windows.sh sets them)"
             ));
             None
