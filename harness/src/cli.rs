@@ -67,7 +67,13 @@ pub fn main() -> ExitCode {
         return crate::check::main(&argv[2..], &runtime);
     }
     if argv.get(1).map(String::as_str) == Some("soak") {
+        #[cfg(unix)]
         return crate::soak::main(&argv[2..], &runtime);
+        #[cfg(not(unix))]
+        {
+            eprintln!("harness soak: runs on Linux only (it reads /proc and sends signals)");
+            return ExitCode::from(2);
+        }
     }
     if argv.get(1).map(String::as_str) == Some("scripted-server") {
         let Some(table) = argv.get(2) else {

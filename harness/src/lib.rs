@@ -46,6 +46,8 @@ pub mod scripted_server;
 pub mod session;
 pub mod sign_in;
 pub mod skip;
+// The soak reads /proc and sends POSIX signals.
+#[cfg(unix)]
 pub mod soak;
 pub mod suite;
 pub mod upstream;

@@ -17,6 +17,7 @@ use super::lane::TryWrite;
 
 /// The pipe buffer that the bridge asks for (Linux): a large frame then needs 16 times fewer
 /// wake-ups than with the default 64 KiB. 1 MiB is the default maximum for a process.
+#[cfg(any(target_os = "linux", target_os = "android"))]
 pub const PIPE_BYTES: i32 = 1 << 20;
 
 /// Grows the buffer of a pipe where the system allows it; a refusal changes nothing.
