@@ -22,7 +22,8 @@ cp "$root/Cargo.lock" Cargo.lock
 cargo build --quiet
 bin="$CARGO_TARGET_DIR/debug/consumer"
 out="$(mktemp "${TMPDIR:-/tmp}/consumer.XXXXXX")"
-trap 'rm -f "$out" "$root/bridge/examples/consumer/Cargo.lock"' EXIT
+# The consumer's own lock is tracked: the workspace's lock stands in for it only during the build.
+trap 'rm -f "$out"; git -C "$root" checkout -q -- bridge/examples/consumer/Cargo.lock' EXIT
 
 # Prints the lines with a pause after each, so that each answer comes before the next request
 # (VS Code waits for the initialize result).
