@@ -60,4 +60,15 @@ drive \
   | timeout 10 "$bin" >"$out"
 expect '"supportedVersions"' "server/discover"
 expect 'Hello, CI.' "tools/call"
+# `cargo install` from the packaged crate (as from crates.io): the installed bridge replays m1.
+echo "== consumer: cargo install from the package"
+# Outside the workspace, as a download from a registry would be.
+installed="$(mktemp -d "${TMPDIR:-/tmp}/consumer-install.XXXXXX")"
+cp -r "$dep/mcp-bridge-vscode-0.1.0" "$installed/crate"
+cargo install --quiet --locked --debug --path "$installed/crate" --root "$installed"
+cd "$root"
+schemas=()
+[ -d ../shared/spec ] && schemas=(--schemas ../shared/spec)
+MCP_BRIDGE_BIN="$installed/bin/mcp-bridge-vscode" target/debug/harness "${schemas[@]}" transcripts/m1
+rm -rf "$installed"
 echo "== consumer: passed"
