@@ -2,4 +2,5 @@
 //! targets.
 
 pub mod fuzz;
+pub mod router;
 pub mod values;
