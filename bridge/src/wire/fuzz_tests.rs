@@ -231,7 +231,7 @@ fn fuzz_result_frames_are_one_valid_line() {
     let run = cases() * 2;
     let mut raw = 0;
     for case in 0..run {
-        let id = if rng.next() % 2 == 0 {
+        let id = if rng.next().is_multiple_of(2) {
             json!(rng.next())
         } else {
             Value::String(String::from_utf8_lossy(&random_bytes(&mut rng, 6)).into_owned())
