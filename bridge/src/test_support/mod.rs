@@ -2,5 +2,4 @@
 //! targets.
 
 pub mod fuzz;
-pub mod router;
 pub mod values;

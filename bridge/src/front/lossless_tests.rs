@@ -5,14 +5,14 @@
 //!
 //! The router is [`crate::front::serve`], the function that the executable runs, between a
 //! scripted VS Code and a scripted upstream over in-memory pipes
-//! ([`crate::test_support::router`]). The lines are written in several forms (compact, with
+//! ([`crate::front::scripted_peers`]). The lines are written in several forms (compact, with
 //! whitespace, with `\u` escapes), so that both parse paths (the pass-through of
 //! bridge/README.md, whose members are the bytes received, and the full parse) are taken in
 //! both directions; the test counts each and fails below a floor. The expected value is
 //! computed here, by a model of the top-level rules (R3, R4, R5, R6, C1) that is independent
 //! of the bridge's code.
 
-use crate::test_support::router::Router;
+use crate::front::scripted_peers::Router;
 use crate::translate::shape::{shape_object, shape_result};
 use crate::wire::fast::{Fast, parse_fast};
 use crate::wire::frames::result_line;
