@@ -22,9 +22,13 @@ pub mod initialize;
 mod inline;
 mod keep;
 pub(crate) mod listener;
+#[cfg(test)]
+mod lossless_tests;
 mod order;
 pub mod request;
 pub mod rounds;
+#[cfg(test)]
+mod scripted_peers;
 mod stop;
 
 use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};

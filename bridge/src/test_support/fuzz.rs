@@ -111,3 +111,17 @@ pub fn mutated(rng: &mut Rng) -> Vec<u8> {
 pub fn random_bytes(rng: &mut Rng, len: usize) -> Vec<u8> {
     (0..len).map(|_| (rng.next() & 0xff) as u8).collect()
 }
+
+// ---------------------------------------------------------------------------------------
+// Floors
+
+/// Fails unless `seen` of the `run` cases of a target (the cases that reached a property)
+/// are at least `per_mille`/1000 of them: a generator that stops reaching a property fails
+/// instead of passing on nothing. The count is printed, so a long run shows its reach.
+pub fn assert_floor(what: &str, seen: u64, run: u64, per_mille: u64) {
+    eprintln!("fuzz: {what}: {seen} of {run} cases");
+    assert!(
+        seen.saturating_mul(1000) >= run.saturating_mul(per_mille),
+        "fuzz: {what}: only {seen} of {run} cases, the floor is {per_mille}/1000"
+    );
+}

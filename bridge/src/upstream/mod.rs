@@ -180,6 +180,3 @@ pub async fn next_change(counter: &mut Option<watch::Receiver<u64>>) {
         None => std::future::pending().await,
     }
 }
-
-#[cfg(test)]
-mod lossless_tests;

@@ -1,20 +1,25 @@
 #![allow(clippy::unwrap_used)] // a test fails by its panic
-//! Fuzzing on stable: the line reader, the parsers and the id recovery (the buffers that the reader returns are bounded by the limit, not by the line; the it tests' fault_matrix u12 measures the peak memory of a 1 GiB line). Each target is driven by a seeded generator
-//! (`crate::test_support::values::Rng`) over generated and mutated inputs, and checks that
-//! the rule does not panic, that it gives the same output for the same input, that it stays
-//! within its limits, and the rule's own invariants. The generators and the number of
-//! cases: `crate::test_support::fuzz`.
+//! Fuzzing on stable: the line reader, the parsers, the id recovery and the frames that the
+//! bridge writes (the buffers that the reader returns are bounded by the limit, not by the
+//! line; the it tests' fault_matrix u12 measures the peak memory of a 1 GiB line). Each target
+//! is driven by a seeded generator (`crate::test_support::values::Rng`) over generated and
+//! mutated inputs and checks properties: round trips (parse, write, parse), the invariants of
+//! the output (one frame per line, valid JSON-RPC, ids preserved) and bounds (no buffer past
+//! the limits). Each counts the cases that reached its property and fails below a floor
+//! (`assert_floor`). The generators and the number of cases: `crate::test_support::fuzz`.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use crate::test_support::fuzz::{cases, mutated, random_bytes, rng, seed_messages};
+use crate::test_support::fuzz::{assert_floor, cases, mutated, random_bytes, rng, seed_messages};
 use crate::test_support::values::Rng;
 use crate::wire::fast::{Fast, parse_fast};
+use crate::wire::frames::result_line;
+use crate::wire::lazy::Body;
 use crate::wire::parse::{Message, Parsed, classify, parse_line, too_long, valid_id};
 use crate::wire::reader::{KEEP_BYTES, LineReader, RawLine};
 use crate::wire::recover::{recover_id, recover_leading_id, recover_trailing_id};
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::io::{AsyncRead, ReadBuf};
 
 // ---------------------------------------------------------------------------------------
@@ -76,7 +81,9 @@ fn fuzz_line_reader() {
         .build()
         .unwrap();
     let mut rng = rng(1);
-    for case in 0..cases() / 10 {
+    let (mut lines, mut long) = (0, 0);
+    let run = cases() / 10;
+    for case in 0..run {
         let max = [16usize, 300, 4096, 65_536][(rng.next() % 4) as usize];
         let mut data = Vec::new();
         for _ in 0..rng.next() % 8 {
@@ -97,6 +104,7 @@ fn fuzz_line_reader() {
         for line in &a {
             match line {
                 RawLine::Line(l) => {
+                    lines += 1;
                     assert!(l.len() <= max, "case {case}");
                     // The memory of a line is bounded by the limit, not by the input.
                     assert!(
@@ -107,6 +115,7 @@ fn fuzz_line_reader() {
                     assert!(!l.contains(&b'\n'));
                 }
                 RawLine::TooLong { head, tail } => {
+                    long += 1;
                     assert!(head.len() <= KEEP_BYTES && tail.len() <= KEEP_BYTES);
                     assert!(
                         head.capacity() <= 2 * max + 256 * 1024
@@ -117,15 +126,46 @@ fn fuzz_line_reader() {
             }
         }
     }
+    // Lines within the limit and lines past it, in most cases each.
+    assert_floor("line reader: lines", lines, run, 1000);
+    assert_floor("line reader: lines past the limit", long, run, 300);
 }
 
 // ---------------------------------------------------------------------------------------
 // Target: the request parser and the id recovery
 
+/// A message written back as the JSON-RPC line that it was read from.
+fn write_message(message: &Message) -> Vec<u8> {
+    let frame = match message {
+        Message::Request { id, method, params } => {
+            let mut f = json!({"jsonrpc":"2.0","id":id,"method":method});
+            if let Some(p) = params {
+                f["params"] = p.clone();
+            }
+            f
+        }
+        Message::Notification { method, params } => {
+            let mut f = json!({"jsonrpc":"2.0","method":method});
+            if let Some(p) = params {
+                f["params"] = p.clone();
+            }
+            f
+        }
+        Message::Response { id, body: Ok(r) } => json!({"jsonrpc":"2.0","id":id,"result":r}),
+        Message::Response { id, body: Err(e) } => json!({"jsonrpc":"2.0","id":id,"error":e}),
+    };
+    serde_json::to_vec(&frame).unwrap()
+}
+
+/// The full parse: a message that it reads, written back, reads as the same message (parse,
+/// write, parse); the ids that it and the id recovery give are valid ids; a line that is one
+/// JSON value parses as that value.
 #[test]
 fn fuzz_request_parser_and_id_recovery() {
     let mut rng = rng(2);
-    for case in 0..cases() * 4 {
+    let run = cases() * 4;
+    let (mut messages, mut recovered) = (0, 0);
+    for case in 0..run {
         let bytes = if case % 3 == 0 {
             let n = (rng.next() % 200) as usize;
             random_bytes(&mut rng, n)
@@ -133,11 +173,25 @@ fn fuzz_request_parser_and_id_recovery() {
             mutated(&mut rng)
         };
         let parsed = parse_line(&bytes);
-        assert_eq!(
-            parsed,
-            parse_line(&bytes),
-            "case {case}: not the same output"
-        );
+        match &parsed {
+            Parsed::Message(m) => {
+                messages += 1;
+                let written = write_message(m);
+                assert_eq!(
+                    parse_line(&written),
+                    parsed,
+                    "case {case}: the round trip of {}",
+                    String::from_utf8_lossy(&bytes)
+                );
+                if let Message::Request { id, .. } | Message::Response { id, .. } = m {
+                    assert!(valid_id(id), "case {case}: an invalid id {id}");
+                }
+            }
+            Parsed::Invalid { id, .. } => {
+                assert!(id.is_null() || valid_id(id), "case {case}: the id {id}")
+            }
+            _ => {}
+        }
         let cut = (rng.next() as usize) % (bytes.len() + 1);
         let head = &bytes[..cut.min(KEEP_BYTES)];
         let tail = &bytes[bytes.len().saturating_sub(KEEP_BYTES).max(cut)..];
@@ -149,9 +203,9 @@ fn fuzz_request_parser_and_id_recovery() {
         .into_iter()
         .flatten()
         {
+            recovered += 1;
             assert!(valid_id(&id), "case {case}: recovered an invalid id {id}");
         }
-        assert_eq!(recover_id(head, tail), recover_id(head, tail));
         let _ = too_long(head, tail, 1 << 20);
         // A line that is one JSON value parses as that value.
         if let Ok(v) = serde_json::from_slice::<Value>(&bytes) {
@@ -163,6 +217,53 @@ fn fuzz_request_parser_and_id_recovery() {
             );
         }
     }
+    assert_floor("full parse: messages", messages, run, 60);
+    assert_floor("id recovery: ids", recovered, run, 100);
+}
+
+/// The frames of the one writer's result line: one line that ends with its only newline (a
+/// newline or a control character inside a value is escaped), valid JSON-RPC 2.0,
+/// the id and the value as given, for results of both bodies (members kept as received, or
+/// values).
+#[test]
+fn fuzz_result_frames_are_one_valid_line() {
+    let mut rng = rng(10);
+    let run = cases() * 2;
+    let mut raw = 0;
+    for case in 0..run {
+        let id = if rng.next().is_multiple_of(2) {
+            json!(rng.next())
+        } else {
+            Value::String(String::from_utf8_lossy(&random_bytes(&mut rng, 6)).into_owned())
+        };
+        let result = crate::test_support::values::value(&mut rng, 4);
+        let result = match result {
+            Value::Object(_) => result,
+            other => json!({"content":[{"type":"text","text":"\n\u{2028}"}],"v":other}),
+        };
+        // The pass-through body: the members of a response line of the upstream, as received.
+        let line = serde_json::to_vec(&json!({"jsonrpc":"2.0","id":1,"result":result})).unwrap();
+        let body = match parse_fast(line) {
+            Ok(Fast::Response { result, .. }) => {
+                raw += 1;
+                Body::Object(result)
+            }
+            _ => Body::Value(result.clone()),
+        };
+        let out = result_line(&id, &body).to_vec();
+        assert_eq!(out.last(), Some(&b'\n'), "case {case}");
+        assert_eq!(
+            out.iter().filter(|b| **b == b'\n').count(),
+            1,
+            "case {case}: one line"
+        );
+        let frame: Value = serde_json::from_slice(&out).expect("a JSON line");
+        assert_eq!(frame["jsonrpc"], "2.0", "case {case}");
+        assert_eq!(frame["id"], id, "case {case}: the id");
+        assert_eq!(frame["result"], result, "case {case}: the result");
+        assert_eq!(frame.as_object().map(|f| f.len()), Some(3), "case {case}");
+    }
+    assert_floor("result frames: pass-through bodies", raw, run, 300);
 }
 
 /// The pass-through parse (a hot-path choice of bridge/README.md) takes only what the full parse reads the same way: a
@@ -172,7 +273,8 @@ fn fuzz_request_parser_and_id_recovery() {
 fn fuzz_pass_through_parse_agrees_with_the_full_parse() {
     let mut rng = rng(9);
     let mut taken = 0;
-    for case in 0..cases() * 4 {
+    let run = cases() * 4;
+    for case in 0..run {
         let bytes = if case % 2 == 0 {
             seed_messages(&mut rng)
         } else {
@@ -214,8 +316,5 @@ fn fuzz_pass_through_parse_agrees_with_the_full_parse() {
             (fast, full) => panic!("case {case}: {fast:?}, but the full parse: {full:?}: {text}"),
         }
     }
-    assert!(
-        taken >= cases() / 8,
-        "the pass-through took only {taken} lines"
-    );
+    assert_floor("pass-through parse: lines taken", taken, run, 50);
 }

@@ -35,6 +35,7 @@ mod step_up_scope_union;
 mod stop;
 mod stores;
 mod stores_sign_in;
+mod tokens_stay_off_stdout;
 mod url_form;
 mod windows_sign_in;
 mod windows_stop;
