@@ -272,3 +272,7 @@ async fn dispatch_loop<R: AsyncRead + Unpin>(
 
 #[cfg(test)]
 mod schema_conformance_tests;
+#[cfg(test)]
+mod timeout_tests;
+#[cfg(test)]
+mod watchdog_tests;

@@ -11,6 +11,8 @@
 //! same events. `--log-level` is the threshold of [`set_threshold`]: a line below it is never
 //! formatted, and the check is one atomic load.
 
+#[cfg(test)]
+pub mod capture;
 mod layer;
 
 use std::sync::atomic::{AtomicU8, Ordering};

@@ -6,6 +6,8 @@
 
 pub mod args;
 pub mod run;
+#[cfg(test)]
+mod stored_tests;
 
 use std::ffi::OsString;
 use std::io::Write;

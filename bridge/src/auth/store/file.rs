@@ -52,11 +52,6 @@ impl FileStore {
         })
     }
 
-    /// The folder of the encrypted files.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
     /// The file of `key`.
     fn path(&self, key: &str) -> PathBuf {
         let mut hash = Sha256::new();

@@ -18,6 +18,8 @@ pub mod indexed;
 pub mod key;
 pub mod keychain;
 pub mod keychain_host;
+#[cfg(all(test, unix, not(target_os = "macos")))]
+mod keychain_tests;
 mod memory;
 mod open;
 pub mod parts;
