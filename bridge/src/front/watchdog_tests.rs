@@ -2,17 +2,16 @@
 //! "Reliability") with the executable's own hooks around [`serve`]: the watchdog and the
 //! panic hook.
 //!
-//! Both end their process, so they run in a child process: this test executable runs itself
-//! with `MCP_FAULT_CHILD` set and `--exact <child test>`; the child tests return at once
-//! without it.
+//! Both end their process, so they run in a child process (`test_support::child`): this
+//! test executable runs itself with `--exact <child test>`; the child tests return at once in
+//! the ordinary run.
 #![cfg(unix)]
 
-use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use harness::format::Profile;
 use harness::profile;
@@ -20,64 +19,8 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use super::timeout_tests::{DISCOVER, scripted_options};
 use super::{Hooks, serve};
+use crate::test_support::child::{Ran, is_child, run_child};
 use crate::watchdog::{arm, exit_1_on_panic};
-
-const CHILD_ENV: &str = "MCP_FAULT_CHILD";
-
-fn child_mode() -> Option<String> {
-    std::env::var(CHILD_ENV).ok()
-}
-
-/// The name of the test `name` of this module as the test binary lists it (`<module>::<name>`,
-/// the crate's name left out): the binary holds the tests of every module.
-fn test_path(name: &str) -> String {
-    match module_path!().split_once("::") {
-        Some((_, module)) => format!("{module}::{name}"),
-        None => name.to_owned(),
-    }
-}
-
-/// Runs the child test `name` of this executable in its own process; returns its exit code,
-/// its stderr (complete: every process holding it is gone) and the time to its exit.
-fn run_child(name: &str) -> (Option<i32>, String, Duration) {
-    let mut child = Command::new(std::env::current_exe().expect("test executable"))
-        .args([
-            "--exact",
-            &test_path(name),
-            "--nocapture",
-            "--test-threads",
-            "1",
-        ])
-        .env(CHILD_ENV, name)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the child test starts");
-    let started = Instant::now();
-    let mut stderr = child.stderr.take().expect("stderr");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        let _ = tx.send(text);
-    });
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("try_wait") {
-            break status;
-        }
-        if started.elapsed() > Duration::from_secs(20) {
-            let _ = child.kill();
-            panic!("the child test {name} did not exit");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let took = started.elapsed();
-    let text = rx
-        .recv_timeout(Duration::from_secs(2))
-        .expect("no process of the child's tree holds stderr (the upstream group is killed)");
-    (status.code(), text, took)
-}
 
 /// The child of the watchdog test: the bridge's own `serve` with the watchdog of the
 /// executable, armed at 1 s, in front of an upstream that ignores the end of its stdin and
@@ -85,7 +28,7 @@ fn run_child(name: &str) -> (Option<i32>, String, Duration) {
 /// 10 s, so the watchdog fires first.
 #[test]
 fn child_watchdog() {
-    if child_mode().as_deref() != Some("child_watchdog") {
+    if !is_child("child_watchdog") {
         return;
     }
     crate::log::install();
@@ -133,7 +76,7 @@ fn child_watchdog() {
 
 #[test]
 fn r7_the_watchdog_writes_its_line_kills_the_upstream_group_and_exits_0() {
-    let (code, stderr, took) = run_child("child_watchdog");
+    let Ran { code, stderr, took } = run_child(module_path!(), "child_watchdog", &[]);
     assert_eq!(code, Some(0), "stderr:\n{stderr}");
     assert!(
         stderr.contains(
@@ -150,7 +93,7 @@ fn r7_the_watchdog_writes_its_line_kills_the_upstream_group_and_exits_0() {
 /// ignores SIGTERM, then a panic inside a task of the runtime.
 #[test]
 fn child_panic() {
-    if child_mode().as_deref() != Some("child_panic") {
+    if !is_child("child_panic") {
         return;
     }
     crate::log::install();
@@ -174,7 +117,7 @@ fn child_panic() {
 
 #[test]
 fn the_internal_error_line_kills_the_upstream_group_and_exits_1() {
-    let (code, stderr, _) = run_child("child_panic");
+    let Ran { code, stderr, .. } = run_child(module_path!(), "child_panic", &[]);
     assert_eq!(code, Some(1), "stderr:\n{stderr}");
     let line = stderr
         .lines()

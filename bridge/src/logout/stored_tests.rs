@@ -1,11 +1,12 @@
 //! `logout` of sign-ins in the file store, as the executable does it (docs/token-stores.md,
 //! "logout"): the records are put in place with the store itself (in the index, or outside it
-//! as an older bridge could leave them), then `mcp-bridge-vscode logout` runs as a process with
-//! its own state directory (`XDG_STATE_HOME`), the key, no display and no keychain (the D-Bus
-//! session address points nowhere). The forms, lines and exit codes that need no stored sign-in
-//! are the integration test `stores::logout_exit_codes_and_lines`.
+//! as an older bridge could leave them), then `logout` runs as the executable runs it, in a
+//! process of its own (`test_support::child`: the child test [`child_logout`] of this test
+//! binary), with its own state directory (`XDG_STATE_HOME`), the key, no display and no
+//! keychain (the D-Bus session address points nowhere). The forms, lines and exit codes that
+//! need no stored sign-in are the integration test `stores::logout_exit_codes_and_lines`.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -16,13 +17,39 @@ use crate::auth::store::file::FileStore;
 use crate::auth::store::indexed::Entries;
 use crate::auth::store::key::parse as parse_token_key;
 use crate::auth::store::{Record, TokenStore, open_file};
-use crate::test_support::bins::{Ran, fixture_bin, run_bridge};
+use crate::test_support::bins::fixture_bin;
+use crate::test_support::child::{Ran, is_child, run_child};
 
 const KEY: &str = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
 const URL: &str = "https://127.0.0.1:9/mcp";
 /// The access token of the records that the tests store (a planted secret of ci/sweep.sh).
 const TOKEN: &str = "PLANTED-STORED-TOKEN-r2Kd5";
 static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// The arguments of [`child_logout`], one a line.
+const ARGS_ENV: &str = "MCP_TEST_LOGOUT_ARGS";
+
+/// The child: the executable's `logout` with the arguments of `MCP_TEST_LOGOUT_ARGS`; its exit
+/// code is the process's.
+#[test]
+fn child_logout() {
+    if !is_child("child_logout") {
+        return;
+    }
+    crate::log::install();
+    let args: Vec<OsString> = std::env::var(ARGS_ENV)
+        .unwrap_or_default()
+        .lines()
+        .map(OsString::from)
+        .collect();
+    std::process::exit(super::main(&args));
+}
+
+/// How a `logout` ended.
+struct Logout {
+    code: i32,
+    stderr: String,
+}
 
 /// A state directory of its own.
 struct State(tempfile::TempDir);
@@ -40,30 +67,31 @@ impl State {
             .join("tokens")
     }
 
-    /// The bridge with this state directory and the key, without a keychain.
-    fn run(&self, args: &[&str]) -> Ran {
+    /// `mcp-bridge-vscode logout …` (`words` start with `logout`) with this state directory
+    /// and the key, without a keychain.
+    fn run(&self, words: &[&str]) -> Logout {
+        assert_eq!(words.first(), Some(&"logout"));
+        let args = words[1..].join("\n");
         let state = self.0.path().join("state");
-        let ran = run_bridge(
-            args,
+        let Ran { code, stderr, .. } = run_child(
+            module_path!(),
+            "child_logout",
             &[
-                ("XDG_STATE_HOME", state.as_os_str()),
+                (ARGS_ENV, Some(OsStr::new(&args))),
+                ("XDG_STATE_HOME", Some(state.as_os_str())),
                 (
                     "DBUS_SESSION_BUS_ADDRESS",
-                    OsStr::new("unix:path=/nonexistent/bus"),
+                    Some(OsStr::new("unix:path=/nonexistent/bus")),
                 ),
-                ("MCP_BRIDGE_TOKEN_KEY", OsStr::new(KEY)),
+                ("MCP_BRIDGE_TOKEN_KEY", Some(OsStr::new(KEY))),
+                ("DISPLAY", None),
+                ("WAYLAND_DISPLAY", None),
             ],
         );
-        assert_eq!(ran.stdout, "", "logout writes nothing on stdout");
+        assert!(!stderr.contains(KEY), "the key on stderr: {stderr}");
         assert!(
-            !ran.stderr.contains(KEY),
-            "the key on stderr: {}",
-            ran.stderr
-        );
-        assert!(
-            !ran.stderr.contains(TOKEN),
-            "a stored token on stderr: {}",
-            ran.stderr
+            !stderr.contains(TOKEN),
+            "a stored token on stderr: {stderr}"
         );
         // The secret sweep of CI (ci/sweep.sh) also searches these; the key and the stored
         // token are among its planted secrets.
@@ -73,9 +101,12 @@ impl State {
                 std::process::id(),
                 RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
             );
-            let _ = std::fs::write(Path::new(&dir).join(name), &ran.stderr);
+            let _ = std::fs::write(Path::new(&dir).join(name), &stderr);
         }
-        ran
+        Logout {
+            code: code.unwrap_or(-1),
+            stderr,
+        }
     }
 
     /// The file store of this state directory, as the bridge opens it.

@@ -1,10 +1,9 @@
-//! The binaries of this build for the unit tests that run them as processes: a unit test
-//! binary is `<target>/debug/deps/<name>`, the binaries are in `<target>/debug`. The unit tests
-//! do not make cargo build the binaries: `cargo build` (or a `cargo test` of the package with
-//! its integration tests) does; a missing binary fails the test with that instruction.
+//! The fixture server for the unit tests that need a real upstream or authorization server: a
+//! unit test binary is `<target>/debug/deps/<name>`, the binaries are in `<target>/debug`. A
+//! unit test does not make cargo build another package: `cargo build` does (ci/test.sh builds
+//! the workspace first); a missing binary fails the test with that instruction.
 
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 
 /// The folder of the binaries of this build (`<target>/debug`).
 fn profile_dir() -> PathBuf {
@@ -28,11 +27,6 @@ fn binary(var: &str, name: &str, package: &str) -> PathBuf {
     path
 }
 
-/// The bridge executable: `MCP_BRIDGE_BIN`, else `<target>/debug/mcp-bridge-vscode`.
-pub fn bridge_bin() -> PathBuf {
-    binary("MCP_BRIDGE_BIN", "mcp-bridge-vscode", "mcp-bridge-vscode")
-}
-
 /// The fixture server: `BRIDGE_FIXTURE_SERVER`, else `<target>/debug/bridge-fixture-server`.
 pub fn fixture_bin() -> PathBuf {
     binary(
@@ -40,32 +34,4 @@ pub fn fixture_bin() -> PathBuf {
         "bridge-fixture-server",
         "bridge-fixture-server",
     )
-}
-
-/// What a run of the bridge gave: its exit code (-1 for a signal), stdout and stderr.
-pub struct Ran {
-    pub code: i32,
-    pub stdout: String,
-    pub stderr: String,
-}
-
-/// Runs the bridge with `args`, stdin at its end, no display and no token key unless `env`
-/// gives one (`env` is applied after the removals).
-pub fn run_bridge(args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Ran {
-    let mut command = Command::new(bridge_bin());
-    command
-        .args(args)
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
-        .env_remove("MCP_BRIDGE_TOKEN_KEY")
-        .stdin(Stdio::null());
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    let out = command.output().expect("the bridge runs");
-    Ran {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
 }
