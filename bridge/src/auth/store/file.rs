@@ -1,4 +1,4 @@
-//! The encrypted file store (the contract's "Token storage", `--token-store file`): one file
+//! The encrypted file store (docs/token-stores.md, `--token-store file`): one file
 //! per entry in the token directory, XChaCha20-Poly1305 with the token key.
 //!
 //! - The name of a file is the start of a SHA-256 of the key and the storage key: it never

@@ -1,4 +1,4 @@
-//! The key of the file store (the contract's "Token storage"): 64 hexadecimal digits from the
+//! The key of the file store (docs/token-stores.md): 64 hexadecimal digits from the
 //! environment variable `MCP_BRIDGE_TOKEN_KEY` or from the file of `--token-key-file`, not
 //! both. The file must be private to the user and outside the token directory, so that a copy
 //! of the token directory alone never carries its key. Spaces and newlines around the digits
