@@ -11,130 +11,43 @@
 use crate::support;
 
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 
-use serde_json::json;
-use support::oauth::{bridge, free_port, initialize_signing_in, oauth_fixture, sign_in_urls};
-use support::{Bridge, call, files_under};
+use support::files_under;
+use support::https_fixture::ca_file;
+use support::oauth::oauth_fixture;
+use support::stored::Stored;
 
 const KEY: &str = "c0d1e2f30415263748596a7b8c9dae0fc0d1e2f30415263748596a7b8c9dae0f";
 
-/// A state directory, one redirect port and the store of the runs.
-struct Setup {
-    state: tempfile::TempDir,
-    port: u16,
-    store: &'static str,
-}
-
-impl Setup {
-    fn new(store: &'static str) -> Setup {
-        Setup {
-            state: tempfile::tempdir().expect("tempdir"),
-            port: free_port(),
-            store,
-        }
-    }
-
-    fn env(&self) -> Vec<(&'static str, String)> {
-        vec![
-            (
-                "XDG_STATE_HOME",
-                self.state.path().to_string_lossy().into_owned(),
-            ),
-            ("MCP_BRIDGE_TOKEN_KEY", KEY.to_owned()),
-        ]
-    }
-
-    fn token_dir(&self) -> PathBuf {
-        self.state.path().join("mcp-bridge-vscode").join("tokens")
-    }
-
-    /// A run of the bridge that signs in as `account` and makes one tool call.
-    fn sign_in(&self, url: &str, account: &str) {
-        let mut b = self.start(url, account, &[]);
-        initialize_signing_in(&mut b);
-        add(&mut b);
-        b.close_and_expect_exit_0();
-    }
-
-    /// A run of the bridge as `account` that finds its sign-in in the store: no sign-in line.
-    fn signed_in(&self, url: &str, account: &str) {
-        let mut b = self.start(url, account, &["--sign-in-timeout", "5"]);
-        b.initialize();
-        add(&mut b);
-        assert!(sign_in_urls(&b).is_empty(), "{}", b.stderr());
-        b.close_and_expect_exit_0();
-    }
-
-    /// The bridge as `account` with this state directory and store, not yet initialized.
-    fn start(&self, url: &str, account: &str, extra: &[&str]) -> Bridge {
-        let env = self.env();
-        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        let mut args = vec![
-            "--no-browser",
-            "--token-store",
-            self.store,
-            "--account",
-            account,
-        ];
-        args.extend_from_slice(extra);
-        bridge(url, self.port, &args, &env)
-    }
-
-    /// `logout --account <account> <url>`: the exit code and stderr.
-    fn logout(&self, url: &str, account: &str) -> (i32, String) {
-        let out = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"))
-            .args(["logout", "--token-store", self.store, "--redirect-port"])
-            .arg(self.port.to_string())
-            .args(["--ca-file", &support::https_fixture::ca_file()])
-            .args(["--account", account, url])
-            .envs(self.env())
-            .stdin(Stdio::null())
-            .output()
-            .expect("logout runs");
-        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        (out.status.code().unwrap_or(-1), stderr)
-    }
-}
-
-fn add(b: &mut Bridge) {
-    let r = b.exchange(&call(2, "add", json!({"a": 2, "b": 3})));
-    assert_eq!(r["result"]["content"][0]["text"], "5", "{r}");
+/// `logout --account <account> <url>`, deleted or found nothing.
+fn logout(setup: &Stored, url: &str, account: &str, what: &str) {
+    let ca = ca_file();
+    let (code, stderr) = setup.logout(&["--ca-file", &ca, "--account", account, url]);
+    assert_eq!(code, 0, "{stderr}");
+    let line = match what {
+        "deleted" => format!("logout deleted the stored sign-in of the account \"{account}\""),
+        _ => format!("logout found no stored sign-in of the account \"{account}\""),
+    };
+    assert!(stderr.contains(&line), "{stderr}");
 }
 
 /// Two sign-ins, logout of each in turn: after the first, the other account's sign-in is
-/// still found and the logged-out one is not.
-fn logout_updates_the_index(setup: &Setup) {
+/// still found and the logged-out one is not. Returns the setup, after the last logout.
+fn logout_updates_the_index(store: &'static str) -> Stored {
     let fixture = oauth_fixture(&[]);
-    setup.sign_in(&fixture.url, "work");
-    setup.sign_in(&fixture.url, "home");
-
-    let (code, stderr) = setup.logout(&fixture.url, "home");
-    assert_eq!(code, 0, "{stderr}");
-    assert!(
-        stderr.contains("logout deleted the stored sign-in of the account \"home\""),
-        "{stderr}"
-    );
-    let (code, stderr) = setup.logout(&fixture.url, "home");
-    assert_eq!(code, 0, "{stderr}");
-    assert!(
-        stderr.contains("logout found no stored sign-in of the account \"home\""),
-        "{stderr}"
-    );
-    setup.signed_in(&fixture.url, "work");
-
-    let (code, stderr) = setup.logout(&fixture.url, "work");
-    assert_eq!(code, 0, "{stderr}");
-    assert!(
-        stderr.contains("logout deleted the stored sign-in of the account \"work\""),
-        "{stderr}"
-    );
+    let setup = Stored::new(&fixture.url, store, KEY);
+    setup.sign_in(&["--account", "work"]);
+    setup.sign_in(&["--account", "home"]);
+    logout(&setup, &fixture.url, "home", "deleted");
+    logout(&setup, &fixture.url, "home", "nothing");
+    setup.reuse(&["--account", "work"]);
+    logout(&setup, &fixture.url, "work", "deleted");
+    setup
 }
 
 #[test]
 fn logout_removes_the_sign_in_from_the_index_of_the_file_store() {
-    let setup = Setup::new("file");
-    logout_updates_the_index(&setup);
+    let setup = logout_updates_the_index("file");
     // Neither a record nor an index is left (the index of no sign-in is deleted too); only
     // the empty lock file of the index stays.
     let left: Vec<PathBuf> = files_under(&setup.token_dir())
@@ -153,8 +66,7 @@ fn logout_removes_the_sign_in_from_the_index_of_the_keychain() {
         );
         return;
     }
-    let setup = Setup::new("keychain");
-    logout_updates_the_index(&setup);
+    logout_updates_the_index("keychain");
     // Neither a record nor the index is left.
     assert_eq!(support::keychain::users(), Vec::<String>::new());
 }

@@ -11,6 +11,7 @@ pub mod https_fixture;
 pub mod keychain;
 pub mod oauth;
 pub mod proxy;
+pub mod stored;
 pub mod url_upstreams;
 pub mod wine;
 
