@@ -11,6 +11,9 @@ use crate::support;
 
 use std::process::Command;
 
+#[cfg(all(unix, not(target_os = "macos")))]
+const KEY: &str = "5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3";
+
 fn bridge_command(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"))
         .args(args)
@@ -74,57 +77,20 @@ fn the_keychain_store_through_the_executable() {
 /// The bridge with `--token-store keychain` in front of the fixture's authorization server.
 #[cfg(all(unix, not(target_os = "macos")))]
 fn sign_in_with_the_keychain() {
-    use support::oauth::{bridge, free_port, initialize_signing_in, oauth_fixture, sign_in_urls};
-    let fixture = oauth_fixture(&[]);
-    let port = free_port();
-    let start = |extra: &[&str]| {
-        let mut args = vec!["--no-browser", "--token-store", "keychain"];
-        args.extend_from_slice(extra);
-        let b = bridge(&fixture.url, port, &args, &[]);
-        b.expect_line(|l| l.contains("the tokens are in the keychain of the host"));
-        b
-    };
-    let add = |b: &mut support::Bridge| {
-        let r = b.exchange(&support::call(
-            2,
-            "add",
-            serde_json::json!({"a": 2, "b": 3}),
-        ));
-        assert_eq!(r["result"]["content"][0]["text"], "5", "{r}");
-    };
-    let mut first = start(&[]);
-    initialize_signing_in(&mut first);
-    add(&mut first);
-    first.close_and_expect_exit_0();
-    let mut second = start(&["--sign-in-timeout", "5"]);
-    second.initialize();
-    add(&mut second);
-    assert!(sign_in_urls(&second).is_empty(), "{}", second.stderr());
-    second.close_and_expect_exit_0();
-    let port_text = port.to_string();
-    let out = bridge_command(&[
-        "logout",
-        "--token-store",
-        "keychain",
-        "--redirect-port",
-        &port_text,
-        &fixture.url,
-    ]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let fixture = support::oauth::oauth_fixture(&[]);
+    // The key of the setup is for a file store; the keychain store does not read it.
+    let setup = support::stored::Stored::new(&fixture.url, "keychain", KEY);
+    setup.sign_in(&[]);
+    setup.reuse(&[]);
+    let (code, stderr) = setup.logout(&[&fixture.url]);
+    assert_eq!(code, 0, "{stderr}");
     assert!(
         stderr.contains("logout deleted the stored sign-in of the account \"default\""),
         "{stderr}"
     );
-    let mut third = start(&[]);
-    initialize_signing_in(&mut third);
-    third.close_and_expect_exit_0();
-    for b in [&first, &second, &third] {
-        assert!(!b.stderr().contains("bfx_at_") && !b.stderr().contains("bfx_rt_"));
-    }
-    let out = bridge_command(&["logout", "--all", "--token-store", "keychain"]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    setup.sign_in(&[]);
+    let (code, stderr) = setup.logout(&["--all"]);
+    assert_eq!(code, 0, "{stderr}");
     assert!(
         stderr.contains("logout deleted 1 stored sign-ins"),
         "{stderr}"

@@ -9,26 +9,12 @@
 //!
 //! One test function: the steps share the one collection of the session.
 
-use super::Record;
+use super::indexed::tests::record;
 use super::open_keychain;
 use crate::auth::identity::storage_key;
 
 /// The service of the bridge's credentials in the keychain (the docs' "Token stores").
 const KEYCHAIN_SERVICE: &str = "mcp-bridge-vscode";
-
-fn record(token: &str) -> Record {
-    Record {
-        issuer: "https://as.example".into(),
-        resource: "https://mcp.example/mcp".into(),
-        client_id: "client".into(),
-        registered_secret: None,
-        registered_method: None,
-        access_token: token.into(),
-        refresh_token: Some(format!("{token}-refresh")),
-        expires_at: Some(1_900_000_000),
-        scopes: vec![],
-    }
-}
 
 #[test]
 fn the_keychain_store_against_the_secret_service() {
