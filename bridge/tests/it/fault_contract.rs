@@ -1,4 +1,4 @@
-//! Contract paths of M1–M3 that no other test forces (bridge/README.md "Reliability"), on the
+//! Paths of the rules (docs/rules.md) that no other test forces (bridge/README.md "Reliability"), on the
 //! real binary: `cannot start the listen stream`, the "too deep to examine" line,
 //! `--log-level` as a threshold, the signal form of the exit line, a cancellation of
 //! `initialize`, no form answer on stderr at debug, and C1 "at once". The watchdog, the
