@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The keychain tests (bridge/tests/keychain.rs) against a real Secret Service: Debian's
+# The keychain tests (bridge/src/auth/store/keychain_tests.rs, then bridge/tests/it/logout_index.rs
+# and bridge/tests/it/keychain.rs) against a real Secret Service: Debian's
 # gnome-keyring in a D-Bus session of its own (dbus-run-session), with a login collection that
 # a known test password unlocks, in a temporary HOME, and without a display (so the bridge must
 # never ask for an unlock prompt). ci/setup.sh installs gnome-keyring and dbus; ci/test.sh calls
@@ -25,7 +26,7 @@ fi
 home="$(mktemp -d "${TMPDIR:-/tmp}/mcp-keychain.XXXXXX")"
 trap 'rm -rf "$home"' EXIT
 # The build is outside the session, so that the session only runs the test.
-cargo test -p mcp-bridge-vscode --locked --test it --no-run
+cargo test -p mcp-bridge-vscode --locked --lib --test it --no-run
 # The session has a HOME of its own (for the keyring files); cargo and rustup keep theirs.
 export RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}" CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}"
 MCP_KEYCHAIN_SESSION=1 dbus-run-session -- bash -c '
@@ -34,7 +35,9 @@ MCP_KEYCHAIN_SESSION=1 dbus-run-session -- bash -c '
   unset DISPLAY WAYLAND_DISPLAY
   # Makes the login collection with this password, unlocks it, and names it the default.
   eval "$(printf %s mcp-keychain-test | gnome-keyring-daemon --unlock --components=secrets)"
-  # Before the keychain store test, whose last step locks the collection.
+  # The store (a unit test), then logout, then the executable, whose last step locks the
+  # collection.
+  cargo test -p mcp-bridge-vscode --locked --lib -- --nocapture --exact auth::store::keychain_tests::the_keychain_store_against_the_secret_service
   cargo test -p mcp-bridge-vscode --locked --test it -- --nocapture --exact logout_index::logout_removes_the_sign_in_from_the_index_of_the_keychain
-  cargo test -p mcp-bridge-vscode --locked --test it -- --nocapture --exact keychain::the_keychain_store_against_the_secret_service
+  cargo test -p mcp-bridge-vscode --locked --test it -- --nocapture --exact keychain::the_keychain_store_through_the_executable
 ' keychain-tests "$home" 2> >(grep -v "Failed to set fd limit" >&2)

@@ -40,10 +40,9 @@ import sys
 from collections import defaultdict
 
 # The layer order of bridge/src, lowest first. A module may import modules of its own rank or
-# lower ones (never a cycle: rule (a) holds at every rank). test_support (the generators of
-# the unit tests) uses nothing of the crate; run (the executable's body), testing (what the
-# integration tests still reach) and rules_doc_tests (a unit test over the whole crate) sit on
-# top of everything, under main.
+# lower ones (never a cycle: rule (a) holds at every rank). test_support (the generators and
+# the binaries of the unit tests) uses nothing of the crate; run (the executable's body) and
+# rules_doc_tests (a unit test over the whole crate) sit on top of everything, under main.
 LAYERS = {
     "bridge/src": [
         ["errors", "test_support"],
@@ -55,7 +54,7 @@ LAYERS = {
         ["upstream"],
         ["front"],
         ["logout", "embed"],
-        ["run", "testing", "rules_doc_tests"],
+        ["run", "rules_doc_tests"],
         ["main"],
     ],
 }

@@ -2,7 +2,7 @@
 //! a JSON-RPC code, a fixed message and `data.cause`. Upstream JSON-RPC errors pass unchanged,
 //! except -32042 (quirk of M1: VS Code opens every URL in its data).
 //!
-//! The messages are the texts of the contract; README.md lists every cause with its text.
+//! docs/errors.md lists every cause with its code and text (a test keeps them equal).
 
 use serde_json::{Map, Value, json};
 

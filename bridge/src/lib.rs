@@ -48,8 +48,6 @@ mod run;
 mod sync;
 #[cfg(test)]
 mod test_support;
-#[doc(hidden)]
-pub mod testing;
 pub(crate) mod translate;
 pub(crate) mod upstream;
 pub(crate) mod watchdog;

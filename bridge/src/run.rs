@@ -70,7 +70,7 @@ impl Failure {
 /// stderr and the panic hook of the watchdog: it is for the executable, not for a server
 /// that embeds the bridge (see [`crate::embed`]).
 pub fn run_cli() -> ExitCode {
-    // Every line is a tracing event; this layer writes the contract's line format to stderr.
+    // Every line is a tracing event; this layer writes the line format of R7 to stderr.
     log::install();
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     match run(&args) {

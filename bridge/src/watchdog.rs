@@ -34,7 +34,7 @@ pub fn arm(upstream_pid: Arc<AtomicU32>, after: Duration) {
     }
 }
 
-/// A bug must not leave VS Code waiting: the contract's line `the bridge stopped because of an
+/// A bug must not leave VS Code waiting: the line of docs/stderr.md `the bridge stopped because of an
 /// internal error: <error>`, the upstream group killed, exit 1 (the panic hook of the
 /// executable; public so that a test process can install it and panic).
 pub fn exit_1_on_panic(upstream_pid: Arc<AtomicU32>) {

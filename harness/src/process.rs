@@ -2,7 +2,7 @@
 //! concurrently, signals, the exit code within a bound, and the process tree.
 //!
 //! The tree is found by a tag in the environment (`MCP_HARNESS_TAG`), which the bridge passes to
-//! its upstream (the contract: the upstream gets the environment of the bridge). Unlike the
+//! its upstream (the bridge passes its environment on to the upstream). Unlike the
 //! parent links, the tag survives the exit of the bridge, so an orphan is still found (R7: no
 //! process of the tree left).
 use std::path::{Path, PathBuf};

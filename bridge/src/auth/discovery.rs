@@ -77,7 +77,7 @@ pub fn issuer_matches(metadata: &Value, issuer: &Url) -> bool {
         .is_some_and(|got| got.trim_end_matches('/') == issuer.as_str().trim_end_matches('/'))
 }
 
-/// RFC 9728 §3.3 and the contract's `logout`: the `resource` of the metadata covers the MCP
+/// RFC 9728 §3.3 and `logout` (docs/token-stores.md): the `resource` of the metadata covers the MCP
 /// URL when it has the same origin and its path is the URL's path or a prefix of it at a
 /// segment boundary.
 pub fn resource_covers(resource: &str, mcp: &Url) -> bool {

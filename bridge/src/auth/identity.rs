@@ -15,8 +15,8 @@ pub fn redirect_uri(port: u16) -> String {
     format!("http://127.0.0.1:{port}/callback")
 }
 
-/// One stored sign-in per server URL, account and redirect URI (the contract's "Sign-in and
-/// accounts"): the key of the record and of its index entry.
+/// One stored sign-in per server URL, account and redirect URI (docs/sign-in.md,
+/// docs/token-stores.md): the key of the record and of its index entry.
 pub fn storage_key(server_url: &str, account: &str, redirect_port: u16) -> String {
     format!(
         "{CLIENT_NAME}|{account}|{}|{server_url}",

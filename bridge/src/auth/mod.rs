@@ -1,4 +1,4 @@
-//! The sign-in of the URL form (M4, M6; the contract's "Sign-in and accounts"): OAuth 2.1 with
+//! The sign-in of the URL form (docs/sign-in.md): OAuth 2.1 with
 //! PKCE at the authorization server of an upstream server that answers 401 or 403.
 //!
 //! The pieces: [`session`] keeps the sign-in of one URL for the life of the process (tokens,

@@ -1,4 +1,4 @@
-//! The client of the bridge at an authorization server, in the contract's order: `--client-id`
+//! The client of the bridge at an authorization server, in the order of docs/sign-in.md: `--client-id`
 //! (with `--client-issuer`; the secret only from `MCP_BRIDGE_CLIENT_SECRET`), then a client ID
 //! metadata document when the server supports it and `--client-metadata-url` names one, then
 //! dynamic client registration (RFC 7591) with the exact redirect URI.

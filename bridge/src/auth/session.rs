@@ -24,7 +24,7 @@ use super::store::{Record, TokenStore};
 use super::tokens::{Grant, Tokens, valid_beyond};
 use crate::log::{self, Level};
 
-/// A token that expires within this margin is not used (the contract: one minute).
+/// A token that expires within this margin is not used (docs/sign-in.md: one minute).
 pub const MARGIN: Duration = Duration::from_secs(60);
 
 /// What the session is made of.

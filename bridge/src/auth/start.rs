@@ -1,7 +1,7 @@
 //! The sign-in of the executable's URL form, made at the start: the token store of
 //! `--token-store` (its line, or exit 2), the client choice (the secret only from
 //! `MCP_BRIDGE_CLIENT_SECRET`), and the session. A static `Authorization` header disables the
-//! sign-in (the contract: the two exclude each other).
+//! sign-in (docs/sign-in.md: the two exclude each other).
 
 use std::sync::Arc;
 

@@ -32,7 +32,7 @@ pub struct Tokens {
 }
 
 impl Tokens {
-    /// A token is usable when it does not expire within `margin` (the contract: one minute).
+    /// A token is usable when it does not expire within `margin` (docs/sign-in.md: one minute).
     #[cfg(test)]
     pub fn usable(&self, now: SystemTime, margin: Duration) -> bool {
         valid_beyond(self.expires_at, now, margin)

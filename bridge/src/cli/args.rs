@@ -1,4 +1,4 @@
-//! The command line on clap (derive), with clap's errors mapped to the contract's texts.
+//! The command line on clap (derive), with clap's errors mapped to the texts of docs/stderr.md.
 //!
 //! clap parses; our value parsers give [`ArgError`]s with the option's name, and
 //! [`map_error`] turns clap's error kinds into [`ArgError`]s that name the option, never its

@@ -60,7 +60,7 @@ impl HeaderSpec {
     }
 }
 
-/// Never shows a value (a value can be a secret, despite the contract's advice).
+/// Never shows a value (a value can be a secret, despite the advice of docs/options.md).
 impl fmt::Debug for HeaderSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

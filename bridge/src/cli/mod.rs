@@ -1,7 +1,7 @@
 //! The command line: `mcp-bridge-vscode [options] -- <command> [args...]` (the command form)
 //! and `mcp-bridge-vscode [options] <url>` (the URL form).
 //!
-//! Parsed with clap (derive, in [`args`]); clap's errors are mapped to the contract's texts
+//! Parsed with clap (derive, in [`args`]); clap's errors are mapped to the texts of docs/stderr.md
 //! ([`ArgError`]): an error line names the option but never its value (a value can be a
 //! secret). Both `--opt value` and `--opt=value` work; when an option occurs two times, the
 //! last value applies; each `--header` and `--header-env` adds one header. The options come

@@ -3,7 +3,7 @@
 //! has its hint; no hint repeats a part of the URL (it can carry a secret).
 //!
 //! Loopback hosts: `localhost`, a name that ends in `.localhost`, an IPv4 address in
-//! 127.0.0.0/8 and `[::1]`. Decisions where the contract's list is silent:
+//! 127.0.0.0/8 and `[::1]`. Decisions where the list of docs/options.md is silent:
 //! - `localhost.` (with the final dot of a fully qualified name) is not a loopback host: a
 //!   resolver can send it to DNS.
 //! - `[::ffff:127.0.0.1]` (an IPv4-mapped IPv6 address) is not a loopback host: only `[::1]`

@@ -57,7 +57,7 @@ pub struct Options {
     pub max_line_bytes: usize,
     /// The requests of VS Code in flight at once on the bridge path (-32603 above it).
     pub max_in_flight: usize,
-    /// The contract's `shutdown_grace`: on the server's path, what requests in flight get
+    /// The `shutdown_grace` of the stop sequence (R7): on the server's path, what requests in flight get
     /// after the end of input before the pipe is dropped.
     pub shutdown_grace: Duration,
     /// How long the bridge waits for the server's answer to `server/discover`.

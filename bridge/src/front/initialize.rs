@@ -127,7 +127,7 @@ pub(crate) async fn run_initialize(
         ),
         Exchange::Done(Err(UpstreamError::Closed)) => {
             // The command stopped before its discover result: the Output channel gets its
-            // exit status first (the contract's line of mcp_stdio); the next initialize can
+            // exit status first (the line of mcp_stdio of docs/stderr.md); the next initialize can
             // start it again.
             exit_line(&client, shared.opts.shutdown_grace).await;
             (None, UpstreamError::Closed.to_string())

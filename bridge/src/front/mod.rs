@@ -65,7 +65,7 @@ pub struct Options {
     pub max_line_bytes: usize,
     /// The requests of VS Code in flight at once (-32603 above it).
     pub max_in_flight: usize,
-    /// The contract's `shutdown_grace` of the stop sequence (R7).
+    /// The `shutdown_grace` of the stop sequence (R7, docs/exit-codes.md).
     pub shutdown_grace: Duration,
     /// M4: the sign-in of an upstream at a URL (the same one that its transport asks): the
     /// front attaches its consent port to its gate and reads its time limit and counters.
@@ -276,3 +276,7 @@ async fn dispatch_loop<R: AsyncRead + Unpin>(
 
 #[cfg(test)]
 mod schema_conformance_tests;
+#[cfg(test)]
+mod timeout_tests;
+#[cfg(test)]
+mod watchdog_tests;

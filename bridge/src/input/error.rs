@@ -77,7 +77,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    /// The input causes of the one table (R8): all −32603, with the contract's messages.
+    /// The input causes of the one table (R8): all −32603, with the messages of docs/errors.md.
     const INPUT_CAUSES: [Cause; 6] = [
         Cause::TooManyRounds,
         Cause::UndeclaredInputRequest,

@@ -7,12 +7,18 @@ use serde_json::{Value, json};
 /// The message of the Continue form that replaces a URL the user accepted earlier.
 pub const CONTINUE_MESSAGE: &str = "Complete the step in the web browser. Then select Continue.";
 
+/// O1: a `requestedSchema` that does not compile; the text is the compiler's (a check maps it
+/// to the cause of the input request, never shows it to VS Code).
+#[derive(Debug, thiserror::Error)]
+#[error("the requested schema does not compile: {0}")]
+pub struct SchemaError(String);
+
 /// O1: compile a `requestedSchema` as the bridge validates it: the 2020-12 dialect, with
 /// `$schema` removed (the form's dialect is fixed; a remote meta-schema would need I/O) and
 /// unknown keywords allowed. No reference is ever fetched (`offline`), so a remote `$ref`
 /// fails to compile instead of reaching the network. Formats are annotations, as 2020-12
 /// says by default: a format the upstream server wants asserted, it asserts itself.
-pub fn compile_requested_schema(schema: &Value) -> Result<Validator, String> {
+pub fn compile_requested_schema(schema: &Value) -> Result<Validator, SchemaError> {
     let mut schema = schema.clone();
     if let Some(obj) = schema.as_object_mut() {
         obj.remove("$schema");
@@ -21,7 +27,7 @@ pub fn compile_requested_schema(schema: &Value) -> Result<Validator, String> {
         .with_draft(Draft::Draft202012)
         .offline()
         .build(&schema)
-        .map_err(|e| e.to_string())
+        .map_err(|e| SchemaError(e.to_string()))
 }
 
 /// Quirk "VS Code does not examine the accepted content of a form": whether accepted content

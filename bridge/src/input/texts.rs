@@ -1,5 +1,5 @@
 //! The log lines, details and frames of the input rounds, as functions of their values
-//! (texts exact: the contract's troubleshooting table, listed in README.md).
+//! (texts exact: the tables of docs/stderr.md and docs/errors.md).
 
 use std::time::Duration;
 

@@ -1,5 +1,5 @@
 //! The reconnect policy of the listen stream and its log lines (M3; the texts of the
-//! contract's troubleshooting table).
+//! table of docs/stderr.md).
 
 use std::time::Duration;
 

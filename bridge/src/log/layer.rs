@@ -1,10 +1,10 @@
 //! The formatter of the bridge's lines: a `tracing_subscriber` layer that writes the events of
-//! the bridge's scopes in the contract's line format (R7), one write for each line.
+//! the bridge's scopes in the line format of R7 (docs/stderr.md), one write for each line.
 //!
 //! Request ids: the request tasks run inside [`request_span`]. A debug line emitted inside such
 //! a span that does not name its request already ends with ` [request <id>]`, where `<id>` is
 //! the JSON-RPC id of VS Code's request as JSON (`7`, `"abc"`); the innermost request span
-//! applies. The debug lines of the contract name their request (`request <id> (...)`,
+//! applies. The debug lines of docs/stderr.md name their request (`request <id> (...)`,
 //! `... of client request <id>`), so they keep their exact texts; lines of the other levels
 //! get no suffix.
 

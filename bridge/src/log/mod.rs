@@ -1,7 +1,7 @@
 //! R7: stderr lines of the form `mcp-bridge-vscode: <scope>: <level>: <text>`.
 //!
 //! Stdout carries JSON-RPC frames only, so every human-readable line goes to stderr. The texts
-//! are the ones of the contract's troubleshooting table. Callers never pass frame content,
+//! are the ones of docs/stderr.md. Callers never pass frame content,
 //! header values, tokens or form answers (docs/architecture.md principle 8).
 //!
 //! Every line is a `tracing` event: the target is the scope (`bridge`, `vscode`, `mcp_stdio`,
@@ -11,6 +11,8 @@
 //! same events. `--log-level` is the threshold of [`set_threshold`]: a line below it is never
 //! formatted, and the check is one atomic load.
 
+#[cfg(test)]
+pub mod capture;
 mod layer;
 
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -41,7 +43,7 @@ impl Level {
         }
     }
 
-    /// The word of the level in a line, as the contract writes it.
+    /// The word of the level in a line (R7).
     pub fn word(self) -> &'static str {
         match self {
             Level::Err => "error",
@@ -74,7 +76,7 @@ impl Level {
 }
 
 /// The scope of a line: `bridge` is the core, `vscode` is the executable, `mcp_stdio` and
-/// `mcp_router` are the upstream client (the SDK layer of the contract's table: the stdio
+/// `mcp_router` are the upstream client (the SDK layer of docs/stderr.md: the stdio
 /// process and the router of its frames). The scope is the target of the tracing event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {

@@ -1,4 +1,4 @@
-//! The command line of `logout` (the contract's "Options of the bridge"):
+//! The command line of `logout` (docs/options.md, docs/token-stores.md):
 //! `mcp-bridge-vscode logout [--account <label>] <url>` and `mcp-bridge-vscode logout --all`,
 //! with `--redirect-port`, `--token-store`, `--token-key-file`, `--ca-file` and `--log-level`.
 //! The values are checked by the parsers of the URL form, so the rules and the error texts are

@@ -1,4 +1,4 @@
-//! `mcp-bridge-vscode logout` (the contract's "Steps to sign out" and its exit codes): 0 when
+//! `mcp-bridge-vscode logout` (docs/token-stores.md, "`logout`", and docs/exit-codes.md): 0 when
 //! the deletion succeeded, also when there was nothing to delete; 1 when a deletion failed; 2
 //! for arguments that are not valid, a `--ca-file` that the bridge cannot use, and with
 //! `--token-store keychain` or `file` a store that does not open. With `auto`, logout skips a
@@ -6,6 +6,8 @@
 
 pub mod args;
 pub mod run;
+#[cfg(test)]
+mod stored_tests;
 
 use std::ffi::OsString;
 use std::io::Write;

@@ -1,4 +1,4 @@
-//! What `logout` does with the stores that opened (the contract's "Steps to sign out"), apart
+//! What `logout` does with the stores that opened (docs/token-stores.md, "`logout`"), apart
 //! from the command line and the network, so that each path is tested with plain stores.
 //!
 //! One URL: in each store, the index first; a sign-in that is not in the index is deleted only

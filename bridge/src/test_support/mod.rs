@@ -1,5 +1,7 @@
-//! Helpers of the unit tests: the seeded value generator and the generators of the fuzz
-//! targets.
+//! Helpers of the unit tests: the seeded value generator, the generators of the fuzz
+//! targets, the fixture server, and the child processes of the unit tests.
 
+pub mod bins;
+pub mod child;
 pub mod fuzz;
 pub mod values;

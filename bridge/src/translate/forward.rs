@@ -37,7 +37,7 @@ pub enum ForwardKind {
     Complete,
 }
 
-/// Waits of the contract: lists and reads 120 s, calls 1 h.
+/// The waits of R8 and docs/errors.md (`timeout`): lists and reads 120 s, calls 1 h.
 pub const LIST_TIMEOUT: Duration = Duration::from_secs(120);
 pub const READ_TIMEOUT: Duration = Duration::from_secs(120);
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(3600);

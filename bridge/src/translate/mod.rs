@@ -1,5 +1,5 @@
 //! The pure translation core (docs/architecture.md principle 2): value in, value out, no I/O, no clock.
-//! Each rule of the contract is one function here, named by its id in the doc comment.
+//! Each rule of docs/rules.md is one function here, named by its id in the doc comment.
 
 pub mod forward;
 pub mod icons;

@@ -1,5 +1,5 @@
 //! The upstream command as a child process on stdio, in its own process group (POSIX) or
-//! job object (Windows), with the stop sequence of the contract: close its stdin; after
+//! job object (Windows), with the stop sequence of R7 (docs/exit-codes.md): close its stdin; after
 //! `shutdown_grace` a termination signal to its group; after one more grace a kill.
 
 use std::io;
@@ -18,7 +18,7 @@ use super::{Ended, ExitInfo, Transport, TransportEvent};
 use crate::log::{self, Level};
 use crate::wire::writer::Room;
 
-/// The contract's `shutdown_grace`.
+/// The `shutdown_grace` of the stop sequence (R7, docs/exit-codes.md).
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
 /// A running upstream command.

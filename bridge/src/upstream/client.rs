@@ -481,7 +481,7 @@ fn handle(client: &UpstreamClient, parsed: Parsed, sink: &NotificationSink) {
                 || cause.name().to_owned(),
                 |d| format!("{} ({d})", cause.name()),
             );
-            // The contract's line `mcp_router: warning: dropped <frame>: <outcome>`.
+            // The line of docs/stderr.md `mcp_router: warning: dropped <frame>: <outcome>`.
             log::write(
                 Scope::McpRouter,
                 Level::Warn,

@@ -88,7 +88,7 @@ impl fmt::Debug for PipeConnect {
 #[derive(Clone)]
 pub struct ConnectOptions {
     pub max_line_bytes: usize,
-    /// The contract's `shutdown_grace` for a child, and for a server in the process.
+    /// The `shutdown_grace` of the stop sequence (R7) for a child, and for a server in the process.
     pub grace: Duration,
     /// The process (group) id of the current child, for the watchdog of the executable.
     pub pid: Arc<AtomicU32>,

@@ -78,7 +78,7 @@ impl fmt::Display for ExitInfo {
 }
 
 impl ExitInfo {
-    /// The text of the contract's line `mcp_stdio: warning: stdio server exited (exit code
+    /// The text of the line of docs/stderr.md `mcp_stdio: warning: stdio server exited (exit code
     /// <n>); no restart is left`, which comes before the bridge's own line about the exit.
     pub fn stdio_line(&self) -> String {
         let how = match self {

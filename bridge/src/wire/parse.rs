@@ -1,4 +1,4 @@
-//! Input hardening: one line → one JSON-RPC message, or the contract's error with the id
+//! Input hardening: one line → one JSON-RPC message, or the error of docs/errors.md with the id
 //! recovered where it can be. Both sides use it.
 
 use serde_json::{Map, Value};

@@ -2,10 +2,9 @@
 //! on the real binaries (`mcp-bridge-vscode`, `bridge-fixture-server`) with real pipes,
 //! processes, TLS and peers. The shared helpers are in [`support`].
 //!
-//! The modules share one process: the tracing subscriber of the in-process tests is installed
-//! once for the binary (`support::log_lines`), no test sets a variable of this process (each
-//! child gets its own environment), and a test that must run alone (the watchdog and panic
-//! tests of `fault_contract`) runs itself as a child process with `--exact`.
+//! The modules share one process: no test sets a variable of this process (each child gets its
+//! own environment). What needs the inside of the crate (the bridge's `serve` with its hooks
+//! and clock, the token stores) is a unit test of its module in `bridge/src`.
 
 mod support;
 
@@ -18,7 +17,6 @@ mod fault_matrix;
 mod fault_matrix_url;
 mod initialize;
 mod input_rounds;
-mod input_timeout;
 mod interop;
 mod interop_http;
 mod keychain;

@@ -10,7 +10,6 @@
 
 use crate::support;
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -18,7 +17,7 @@ use support::https_fixture::ca_file;
 use support::oauth::{
     bridge, browser_script, counters, free_port, get, oauth_fixture, wait_sign_in,
 };
-use support::{call, vscode_initialize};
+use support::{call, files_under, vscode_initialize};
 
 const KEY: &str = "5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f70819203";
 
@@ -74,23 +73,6 @@ fn with_state(redirect: &str, state: Option<&str>) -> String {
         }
     }
     url.to_string()
-}
-
-/// Every file under `dir` (none when it does not exist).
-fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut files = Vec::new();
-    for entry in entries {
-        let path = entry.expect("entry").path();
-        if path.is_dir() {
-            files.extend(files_under(&path));
-        } else {
-            files.push(path);
-        }
-    }
-    files
 }
 
 /// The status of a GET of the receiver, 0 when nothing listens any more.

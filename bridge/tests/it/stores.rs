@@ -1,24 +1,16 @@
 //! Process tests of the token stores (docs/token-stores.md) without a sign-in: the token stores at the start of the URL form
 //! (their line, the refused store options with exit 2 and the cause) and `logout` (its forms,
-//! lines and exit codes 0, 1 and 2), on the real binary. Each test has a state directory of
+//! lines and exit codes 0 and 2 without a stored sign-in), on the real binary. Each test has a state directory of
 //! its own (`XDG_STATE_HOME`), no key unless it gives one, and no keychain: the D-Bus session
 //! address points nowhere, so no Secret Service answers (the keychain itself is tested against
-//! a real one in tests/keychain.rs).
-
-use crate::support;
+//! a real one in `keychain.rs`). `logout` of stored sign-ins, which the tests put in the
+//! store themselves, is the unit test `logout::stored_tests`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use mcp_bridge_vscode::testing::{
-    Entries, FileStore, Record, TokenStore, open_file, parse_token_key, storage_key,
-};
-use support::https_fixture::{HttpsFixture, ca_file};
-
 const KEY: &str = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
 const URL: &str = "https://127.0.0.1:9/mcp";
-/// The access token of the records that the tests store (a planted secret of ci/sweep.sh).
-const TOKEN: &str = "PLANTED-STORED-TOKEN-r2Kd5";
 static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 struct State {
@@ -61,12 +53,8 @@ impl State {
         } = command.output().expect("the bridge runs");
         let stderr = String::from_utf8_lossy(&stderr).into_owned();
         assert!(!stderr.contains(KEY), "the key on stderr: {stderr}");
-        assert!(
-            !stderr.contains(TOKEN),
-            "a stored token on stderr: {stderr}"
-        );
-        // The secret sweep of CI (ci/sweep.sh) also searches these; the key and the stored
-        // token are among its planted secrets.
+        // The secret sweep of CI (ci/sweep.sh) also searches these; the key is among its
+        // planted secrets.
         if let Some(dir) = std::env::var_os("MCP_STDERR_DIR") {
             let name = format!(
                 "stores-{}-{}.stderr",
@@ -80,11 +68,6 @@ impl State {
             String::from_utf8_lossy(&stdout).into_owned(),
             stderr,
         )
-    }
-
-    /// The file store of this state directory, as the bridge opens it.
-    fn store(&self) -> std::sync::Arc<dyn TokenStore> {
-        open_file(&self.dir(), parse_token_key(KEY).expect("key")).expect("open")
     }
 
     /// A private key file outside the token directory.
@@ -104,20 +87,6 @@ fn set_mode(path: &Path, mode: u32) {
 
 #[cfg(not(unix))]
 fn set_mode(_: &Path, _: u32) {}
-
-fn record(token: &str) -> Record {
-    Record {
-        issuer: "https://127.0.0.1:9".into(),
-        resource: URL.into(),
-        client_id: "client".into(),
-        registered_secret: None,
-        registered_method: None,
-        access_token: format!("{TOKEN}-{token}"),
-        refresh_token: Some(format!("{TOKEN}-refresh")),
-        expires_at: None,
-        scopes: vec![],
-    }
-}
 
 const ERROR: &str = "mcp-bridge-vscode: vscode: error: ";
 
@@ -295,99 +264,9 @@ fn logout_exit_codes_and_lines() {
         "{stderr}"
     );
     assert!(stderr.contains("mcp-bridge-vscode: vscode: info: logout found no stored sign-in of the account \"default\" for the URL"), "{stderr}");
-    // 0: an indexed sign-in of the account is deleted, the other account stays.
-    let store = state.store();
-    let default_key = storage_key(URL, "default", 41894);
-    let work_key = storage_key(URL, "work", 41894);
-    store.save(&default_key, &record("d")).expect("save");
-    store.save(&work_key, &record("w")).expect("save");
-    let (code, _, stderr) = state.run(&["logout", "--token-store", "file", URL], Some(KEY));
-    assert_eq!(code, 0, "{stderr}");
-    assert!(stderr.contains("mcp-bridge-vscode: vscode: info: logout deleted the stored sign-in of the account \"default\". "), "{stderr}");
-    assert_eq!(store.load(&default_key), Ok(None));
-    assert_eq!(store.load(&work_key), Ok(Some(record("w"))));
-    // Another redirect port is another sign-in.
-    let (code, _, stderr) = state.run(
-        &[
-            "logout",
-            "--account",
-            "work",
-            "--redirect-port",
-            "41895",
-            URL,
-        ],
-        Some(KEY),
-    );
-    assert_eq!(code, 0, "{stderr}");
-    assert!(
-        stderr.contains("logout found no stored sign-in of the account \"work\""),
-        "{stderr}"
-    );
-    // 1: a sign-in outside the index, and the metadata of the server cannot be read.
-    let raw = FileStore::open(&state.dir(), parse_token_key(KEY).expect("key")).expect("open");
-    raw.put(
-        &default_key,
-        &serde_json::to_vec(&record("d")).expect("json"),
-    )
-    .expect("put");
-    let (code, _, stderr) = state.run(&["logout", "--token-store", "file", URL], Some(KEY));
-    assert_eq!(code, 1, "{stderr}");
-    assert!(stderr.contains("logout kept a stored sign-in in the file store: the protected resource metadata of the server cannot be read"), "{stderr}");
-    assert!(store.load(&default_key).expect("load").is_some());
-    // --all: every store and the token directory, with or without a key.
-    let (code, _, stderr) = state.run(&["logout", "--all"], Some(KEY));
-    assert_eq!(code, 0, "{stderr}");
-    assert!(
-        stderr.contains("mcp-bridge-vscode: vscode: info: logout deleted 1 stored sign-ins"),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains(&format!(
-            "mcp-bridge-vscode: vscode: info: deleted the token directory {}",
-            state.dir().display()
-        )),
-        "{stderr}"
-    );
-    assert!(!state.dir().exists());
+    // --all without a key: the token directory.
     std::fs::create_dir_all(state.dir()).expect("mkdir");
     let (code, _, stderr) = state.run(&["logout", "--all", "--token-store", "file"], None);
     assert_eq!(code, 0, "{stderr}");
     assert!(!state.dir().exists(), "{stderr}");
-}
-
-#[test]
-fn logout_deletes_a_sign_in_outside_the_index_when_the_metadata_covers_the_url() {
-    let fixture = HttpsFixture::start(&["--oauth"], &[]);
-    let state = State::new();
-    let key = storage_key(&fixture.url, "default", 41894);
-    let raw = FileStore::open(&state.dir(), parse_token_key(KEY).expect("key")).expect("open");
-    raw.put(&key, &serde_json::to_vec(&record("d")).expect("json"))
-        .expect("put");
-    let ca = ca_file();
-    let (code, _, stderr) = state.run(
-        &[
-            "logout",
-            "--token-store",
-            "file",
-            "--ca-file",
-            &ca,
-            &fixture.url,
-        ],
-        Some(KEY),
-    );
-    assert_eq!(code, 0, "{stderr}");
-    assert!(
-        stderr.contains("logout deleted the stored sign-in of the account \"default\""),
-        "{stderr}"
-    );
-    assert_eq!(state.store().load(&key), Ok(None));
-    // The authorization server (the same process) was never asked: no authorization or token
-    // request in its counters (the fixture has no revocation endpoint).
-    let c = support::oauth::counters(&fixture);
-    assert_eq!(c["authorization_requests"], 0, "{c}");
-    assert_eq!(
-        c["token_requests"],
-        serde_json::json!({"authorization_code": 0, "refresh_token": 0, "other": 0}),
-        "{c}"
-    );
 }

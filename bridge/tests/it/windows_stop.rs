@@ -11,7 +11,7 @@
 use crate::support;
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -59,6 +59,19 @@ impl Run {
             tag,
             stderr: rx,
         }
+    }
+
+    /// Sends VS Code's `initialize` and reads its result: the rest of the bridge's stdout.
+    fn initialized(&mut self) -> BufReader<ChildStdout> {
+        self.send(&support::vscode_initialize(1));
+        let mut out = BufReader::new(self.child.stdout.take().expect("stdout"));
+        let mut line = String::new();
+        out.read_line(&mut line).expect("the initialize result");
+        assert!(
+            line.contains("\"protocolVersion\":\"2025-11-25\""),
+            "{line}"
+        );
+        out
     }
 
     fn send(&mut self, frame: &Value) {
@@ -176,14 +189,8 @@ fn under_wine_the_end_of_stdin_stops_the_bridge_and_its_upstream_within_the_grac
         return;
     };
     let mut run = Run::start(&w, "bridge-fixture-server.exe", &[]);
-    run.send(&support::vscode_initialize(1));
-    let mut out = BufReader::new(run.child.stdout.take().expect("stdout"));
-    let mut line = String::new();
-    out.read_line(&mut line).expect("the initialize result");
-    assert!(
-        line.contains("\"protocolVersion\":\"2025-11-25\""),
-        "{line}"
-    );
+    // The rest of stdout stays open until the end of the test.
+    let _out = run.initialized();
     run.stdin = None;
     let (code, took) = run.wait_exit(Instant::now(), support::EXIT_BOUND);
     assert_eq!(code, Some(0), "the exit code of the stop sequence");
@@ -267,14 +274,7 @@ fn under_wine_a_client_that_does_not_read_stdout_still_stops_within_the_watchdog
         return;
     };
     let mut run = Run::start(&w, "bridge-fixture-server.exe", &[]);
-    run.send(&support::vscode_initialize(1));
-    let mut out = BufReader::new(run.child.stdout.take().expect("stdout"));
-    let mut line = String::new();
-    out.read_line(&mut line).expect("the initialize result");
-    assert!(
-        line.contains("\"protocolVersion\":\"2025-11-25\""),
-        "{line}"
-    );
+    let out = run.initialized();
     run.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
     // Results far larger than the pipe to the client: the bridge cannot write them all.
     let text = "x".repeat(1 << 20);

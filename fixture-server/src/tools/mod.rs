@@ -1,5 +1,5 @@
 //! The tools of the fixture: their definitions (names, inputs and annotations of
-//! fixture-server/README.md, on which the tests and the manual checks of the contract rely) and the dispatch of `tools/call`.
+//! fixture-server/README.md, on which the tests and the manual checks rely) and the dispatch of `tools/call`.
 mod basic;
 mod input;
 mod lists;

@@ -22,7 +22,7 @@ const PAUSE: Duration = Duration::from_millis(100);
 const RESTART_EVERY: Duration = Duration::from_secs(60);
 /// How often the PSS of a bridge is sampled for the trend.
 pub const SAMPLE_EVERY: Duration = Duration::from_secs(30);
-/// The contract's watchdog: the latest exit after the end of stdin.
+/// The bridge's watchdog (R7, docs/exit-codes.md): the latest exit after the end of stdin.
 const WATCHDOG: Duration = Duration::from_secs(8);
 
 /// The four bridges of the soak.

@@ -1,6 +1,6 @@
 //! `--token-store auto` after a working start: the keychain first, and when it stops to answer
 //! (the user locked it, the Secret Service went away), the next store for the rest of the
-//! process, with one warning (the contract's "Token storage").
+//! process, with one warning (docs/token-stores.md).
 
 use std::sync::{Arc, OnceLock};
 

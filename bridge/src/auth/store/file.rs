@@ -1,4 +1,4 @@
-//! The encrypted file store (the contract's "Token storage", `--token-store file`): one file
+//! The encrypted file store (docs/token-stores.md, `--token-store file`): one file
 //! per entry in the token directory, XChaCha20-Poly1305 with the token key.
 //!
 //! - The name of a file is the start of a SHA-256 of the key and the storage key: it never
@@ -50,11 +50,6 @@ impl FileStore {
             key,
             cipher,
         })
-    }
-
-    /// The folder of the encrypted files.
-    pub fn dir(&self) -> &Path {
-        &self.dir
     }
 
     /// The file of `key`.

@@ -1,4 +1,4 @@
-//! The key of the file store (the contract's "Token storage"): 64 hexadecimal digits from the
+//! The key of the file store (docs/token-stores.md): 64 hexadecimal digits from the
 //! environment variable `MCP_BRIDGE_TOKEN_KEY` or from the file of `--token-key-file`, not
 //! both. The file must be private to the user and outside the token directory, so that a copy
 //! of the token directory alone never carries its key. Spaces and newlines around the digits
@@ -92,7 +92,7 @@ fn read_file(path: &Path, token_dir: &Path) -> Result<TokenKey, StoreError> {
             token_dir.display()
         )));
     }
-    private_to_the_user(&meta).map_err(|text| why(&text))?;
+    private_to_the_user(&meta).map_err(|error| why(&error.to_string()))?;
     if meta.len() > MAX_KEY_FILE {
         return Err(why("the file is not 64 hexadecimal digits"));
     }
@@ -101,19 +101,30 @@ fn read_file(path: &Path, token_dir: &Path) -> Result<TokenKey, StoreError> {
     parse(&text).ok_or_else(|| why("the file is not 64 hexadecimal digits"))
 }
 
+/// Why a key file is not private to the user (the text follows `--token-key-file: `).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+enum NotPrivate {
+    #[cfg_attr(not(unix), allow(dead_code))]
+    #[error("the file belongs to another user: only your account may own it")]
+    Owner,
+    /// The permission bits of the file (`mode & 0o777`).
+    #[cfg_attr(not(unix), allow(dead_code))]
+    #[error(
+        "other users can access the file (mode {0:o}): make it private to your account, for example with chmod 600"
+    )]
+    Mode(u32),
+}
+
 /// POSIX: the user owns the file and the group and the others have no access (mode 0600 or
 /// 0400).
 #[cfg(unix)]
-fn private_to_the_user(meta: &std::fs::Metadata) -> Result<(), String> {
+fn private_to_the_user(meta: &std::fs::Metadata) -> Result<(), NotPrivate> {
     use std::os::unix::fs::MetadataExt;
     if meta.uid() != nix::unistd::geteuid().as_raw() {
-        return Err("the file belongs to another user: only your account may own it".into());
+        return Err(NotPrivate::Owner);
     }
     if meta.mode() & 0o077 != 0 {
-        return Err(format!(
-            "other users can access the file (mode {:o}): make it private to your account, for example with chmod 600",
-            meta.mode() & 0o777
-        ));
+        return Err(NotPrivate::Mode(meta.mode() & 0o777));
     }
     Ok(())
 }
@@ -121,7 +132,7 @@ fn private_to_the_user(meta: &std::fs::Metadata) -> Result<(), String> {
 /// Windows: the access control list is not examined (the bridge has no unsafe code for the
 /// security API); the user profile folders are private by default (README, "Token stores").
 #[cfg(not(unix))]
-fn private_to_the_user(_: &std::fs::Metadata) -> Result<(), String> {
+fn private_to_the_user(_: &std::fs::Metadata) -> Result<(), NotPrivate> {
     Ok(())
 }
 

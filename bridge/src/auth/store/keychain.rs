@@ -1,4 +1,4 @@
-//! The keychain store (the contract's "Token storage", `--token-store keychain`): each entry
+//! The keychain store (docs/token-stores.md, `--token-store keychain`): each entry
 //! in credentials of the service `mcp-bridge-vscode` of the host's keychain, split in parts
 //! when it is too large for one credential ([`super::parts`]).
 //!

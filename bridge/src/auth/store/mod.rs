@@ -1,4 +1,4 @@
-//! Where the tokens of a sign-in are kept (the contract's "Token storage"): one [`Record`] per
+//! Where the tokens of a sign-in are kept (docs/token-stores.md): one [`Record`] per
 //! server URL, account and redirect URI, under the key of [`super::identity::storage_key`].
 //!
 //! The sign-in reaches a store only through [`TokenStore`], so that the keychain, the
@@ -18,6 +18,8 @@ pub mod indexed;
 pub mod key;
 pub mod keychain;
 pub mod keychain_host;
+#[cfg(all(test, unix, not(target_os = "macos")))]
+mod keychain_tests;
 mod memory;
 mod open;
 pub mod parts;

@@ -1,4 +1,4 @@
-//! `--token-store` (the contract's "Token storage"): `auto` uses the keychain of the host, then
+//! `--token-store` (docs/token-stores.md): `auto` uses the keychain of the host, then
 //! encrypted files when a token key is given, then memory; `keychain`, `file` and `memory` use
 //! only that store, and one that does not open is an error (exit 2, `the token store did not
 //! open: <cause>`). A token key that is not valid is an error also with `auto`. Each start
@@ -22,7 +22,7 @@ use crate::cli::sign_in::TokenStore as StoreChoice;
 /// The store that the options name, and the start-up line that names it.
 pub struct Opened {
     pub store: Arc<dyn TokenStore>,
-    /// The info line of the start (the contract's store line, scope `bridge`).
+    /// The info line of the start (the store line of docs/stderr.md, scope `bridge`).
     pub line: String,
 }
 

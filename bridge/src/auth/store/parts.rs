@@ -4,7 +4,7 @@
 //!
 //! The first credential starts with a header line `mbv1 <parts> <digest>\n`, where `<digest>`
 //! is the start of the SHA-256 of the whole entry; the parts 1 to n-1 follow in credentials of
-//! their own (the contract's "/1, /2 and so on"). A reader that meets the parts of two
+//! their own (docs/token-stores.md: `/1`, `/2` and so on). A reader that meets the parts of two
 //! different writes (two bridges saved at once) sees a digest that does not match, and treats
 //! the entry as absent instead of joining pieces of two sign-ins.
 

@@ -1,4 +1,4 @@
-//! Where the file store keeps its files (the contract's "Token storage"): the token directory
+//! Where the file store keeps its files (docs/token-stores.md): the token directory
 //! `%LOCALAPPDATA%\mcp-bridge-vscode\tokens` on Windows, else
 //! `$XDG_STATE_HOME/mcp-bridge-vscode/tokens` (an absolute `XDG_STATE_HOME` only, as the XDG
 //! specification says), else `~/.local/state/mcp-bridge-vscode/tokens`.

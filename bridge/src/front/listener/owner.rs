@@ -1,6 +1,6 @@
 //! M3: the owner task of the listen streams of one connection: the
 //! first stream after `notifications/initialized`, its replacements after a loss (with the
-//! backoff and the log lines of the contract), and the streams of the subscription changes
+//! backoff and the log lines of docs/stderr.md), and the streams of the subscription changes
 //! (one at a time). It ends at the stop token (end of input, upstream gone).
 
 use std::sync::Arc;

@@ -7,8 +7,8 @@
 //! ([`TransportEvent::Failed`]), and the next request tries again. Cancellation closes the
 //! response stream of the request; no `notifications/cancelled` goes out (the transport's
 //! rule). Results and the listen stream arrive on different connections, so the order of a
-//! list change and a result is the order of their arrival (the contract's quirk on list
-//! changes gives no order for a URL).
+//! list change and a result is the order of their arrival (the quirk on list changes in
+//! docs/rules.md gives no order for a URL).
 
 pub mod headers;
 pub mod params;

@@ -8,9 +8,10 @@
 pub mod faults;
 pub mod http_peers;
 pub mod https_fixture;
-pub mod log_lines;
+pub mod keychain;
 pub mod oauth;
 pub mod proxy;
+pub mod stored;
 pub mod url_upstreams;
 pub mod wine;
 
@@ -427,4 +428,21 @@ impl Drop for Bridge {
             let _ = std::fs::write(std::path::Path::new(&dir).join(name), self.stderr());
         }
     }
+}
+
+/// Every file under `dir` (none when it does not exist).
+pub fn files_under(dir: &std::path::Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files = Vec::new();
+    for entry in entries {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            files.extend(files_under(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
 }

@@ -1,5 +1,5 @@
 //! The bridge's log lines of the test that runs on this thread (an in-process bridge on the
-//! test's current-thread runtime).
+//! test's current-thread runtime), for the unit tests that read the lines of a bridge.
 //!
 //! One global subscriber serves the whole test binary. A thread-local one
 //! (`tracing::subscriber::set_default`) loses lines when tests run side by side: a test on
@@ -9,7 +9,7 @@
 use std::sync::{Mutex, MutexGuard, Once};
 use std::thread::{self, ThreadId};
 
-use mcp_bridge_vscode::LineLayer;
+use super::LineLayer;
 use tracing_subscriber::layer::SubscriberExt;
 
 /// The text of each thread that collects its lines.

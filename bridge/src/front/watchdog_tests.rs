@@ -1,0 +1,130 @@
+//! The bound of the stop and the internal error line (R7, docs/rules.md; bridge/README.md
+//! "Reliability") with the executable's own hooks around [`serve`]: the watchdog and the
+//! panic hook.
+//!
+//! Both end their process, so they run in a child process (`test_support::child`): this
+//! test executable runs itself with `--exact <child test>`; the child tests return at once in
+//! the ordinary run.
+#![cfg(unix)]
+
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::AtomicU32;
+use std::time::Duration;
+
+use harness::format::Profile;
+use harness::profile;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+use super::timeout_tests::{DISCOVER, scripted_options};
+use super::{Hooks, serve};
+use crate::test_support::child::{Ran, is_child, run_child};
+use crate::watchdog::{arm, exit_1_on_panic};
+
+/// The child of the watchdog test: the bridge's own `serve` with the watchdog of the
+/// executable, armed at 1 s, in front of an upstream that ignores the end of its stdin and
+/// the termination signal, with a shutdown_grace of 5 s: the bridge's own stop would take
+/// 10 s, so the watchdog fires first.
+#[test]
+fn child_watchdog() {
+    if !is_child("child_watchdog") {
+        return;
+    }
+    crate::log::install();
+    let script =
+        format!("trap '' TERM; read l; {DISCOVER}; while read -r l; do :; done; exec sleep 60");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async move {
+        let (mut to_bridge, bridge_in) = tokio::io::duplex(1 << 16);
+        let (bridge_out, from_bridge) = tokio::io::duplex(1 << 16);
+        let pid = Arc::new(AtomicU32::new(0));
+        let watchdog_pid = Arc::clone(&pid);
+        let hooks = Hooks {
+            on_eof: Some(Box::new(move || arm(watchdog_pid, Duration::from_secs(1)))),
+            upstream_pid: pid,
+        };
+        let bridge = tokio::spawn(serve(
+            scripted_options(&script, Duration::from_secs(5)),
+            bridge_in,
+            bridge_out,
+            hooks,
+        ));
+        let mut lines = BufReader::new(from_bridge).lines();
+        let initialize = profile::request(
+            Profile::Local,
+            1,
+            "initialize",
+            profile::initialize_params(Profile::Local),
+        );
+        to_bridge
+            .write_all(format!("{initialize}\n").as_bytes())
+            .await
+            .expect("write");
+        let r = lines.next_line().await.expect("read").expect("a line");
+        assert!(r.contains("\"result\""), "{r}");
+        drop(to_bridge);
+        let _ = bridge.await;
+        // Not reached: the watchdog exits the process first.
+        eprintln!("the bridge stopped before the watchdog");
+        std::process::exit(7);
+    });
+}
+
+#[test]
+fn r7_the_watchdog_writes_its_line_kills_the_upstream_group_and_exits_0() {
+    let Ran { code, stderr, took } = run_child(module_path!(), "child_watchdog", &[]);
+    assert_eq!(code, Some(0), "stderr:\n{stderr}");
+    assert!(
+        stderr.contains(
+            "mcp-bridge-vscode: vscode: warning: the bridge did not stop in 1 s after the end of stdin, thus it stops now\n"
+        ),
+        "{stderr}"
+    );
+    // Before the first grace of 5 s ends: the watchdog, not the stop sequence, ended it; the
+    // end of stderr proves that the kill reached the upstream (it ignores SIGTERM).
+    assert!(took < Duration::from_secs(5), "{took:?}");
+}
+
+/// The child of the panic test: the executable's panic hook, an upstream process group that
+/// ignores SIGTERM, then a panic inside a task of the runtime.
+#[test]
+fn child_panic() {
+    if !is_child("child_panic") {
+        return;
+    }
+    crate::log::install();
+    let upstream = Command::new("sh")
+        .args(["-c", "trap '' TERM; exec sleep 60"])
+        .process_group(0)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("the upstream starts");
+    exit_1_on_panic(Arc::new(AtomicU32::new(upstream.id())));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async {
+        let _ = tokio::spawn(async { panic!("planted internal error") }).await;
+    });
+    std::process::exit(7);
+}
+
+#[test]
+fn the_internal_error_line_kills_the_upstream_group_and_exits_1() {
+    let Ran { code, stderr, .. } = run_child(module_path!(), "child_panic", &[]);
+    assert_eq!(code, Some(1), "stderr:\n{stderr}");
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("mcp-bridge-vscode: vscode: error: the bridge stopped because of an internal error: "))
+        .unwrap_or_else(|| panic!("no internal error line:\n{stderr}"));
+    assert!(
+        line.contains("planted internal error at bridge/src/front/watchdog_tests.rs:"),
+        "{line}"
+    );
+}

@@ -1,0 +1,34 @@
+//! The Secret Service of the session of `ci/keychain-tests.sh`, read and locked directly (not
+//! through the bridge): what the keychain holds after the bridge's runs.
+#![cfg(all(unix, not(target_os = "macos")))]
+
+use secret_service::EncryptionType;
+use secret_service::blocking::SecretService;
+
+/// The service of the bridge's credentials in the keychain (the docs' "Token stores").
+pub const SERVICE: &str = "mcp-bridge-vscode";
+
+/// The user names of the credentials of the service.
+pub fn users() -> Vec<String> {
+    let service = SecretService::connect(EncryptionType::Plain).expect("connect");
+    let found = service
+        .search_items(std::collections::HashMap::from([("service", SERVICE)]))
+        .expect("search");
+    found
+        .unlocked
+        .iter()
+        .chain(found.locked.iter())
+        .filter_map(|item| item.get_attributes().ok())
+        .filter_map(|attributes| attributes.get("username").cloned())
+        .collect()
+}
+
+/// Locks the default collection.
+pub fn lock_default_collection() {
+    let service = SecretService::connect(EncryptionType::Plain).expect("connect");
+    service
+        .get_default_collection()
+        .expect("default collection")
+        .lock()
+        .expect("lock");
+}
