@@ -104,6 +104,7 @@ impl Setup {
             .stdin(Stdio::null())
             .output()
             .expect("logout runs");
+        support::kept::keep_output("logout", &out);
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         assert!(!stderr.contains(KEY));
         (out.status.code().unwrap_or(-1), stderr)
