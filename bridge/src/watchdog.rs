@@ -36,26 +36,26 @@ pub fn arm(upstream_pid: Arc<AtomicU32>, after: Duration) {
 
 /// A bug must not leave VS Code waiting: the contract's line `the bridge stopped because of an
 /// internal error: <error>`, the upstream group killed, exit 1 (the panic hook of the
-/// executable; public so that a test process can install it and panic).
+/// executable). The `<error>` is the panic's location only, never its message: a message can
+/// hold what was in reach where the bridge panicked (a token, a form answer, a header), and no
+/// secret may reach stderr (R7, docs/stderr.md). The location (a file and a line of the bridge's
+/// source) says where to look.
 pub fn exit_1_on_panic(upstream_pid: Arc<AtomicU32>) {
     std::panic::set_hook(Box::new(move |info| {
-        let what = info
-            .payload()
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| info.payload().downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a panic".to_owned());
-        let at = info
-            .location()
-            .map(|l| format!(" at {}:{}", l.file(), l.line()))
-            .unwrap_or_default();
-        log::vscode(
-            Level::Err,
-            &format!("the bridge stopped because of an internal error: {what}{at}"),
-        );
+        log::vscode(Level::Err, &internal_error_line(info.location()));
         kill_upstream(&upstream_pid);
         std::process::exit(1);
     }));
+}
+
+/// The text of the line for a panic at `at`: its message is left out (see [`exit_1_on_panic`]).
+fn internal_error_line(at: Option<&std::panic::Location<'_>>) -> String {
+    let at = at
+        .map(|l| format!(" at {}:{}", l.file(), l.line()))
+        .unwrap_or_default();
+    format!(
+        "the bridge stopped because of an internal error: a panic{at} (its message is not written: it could hold a secret)"
+    )
 }
 
 /// Kills the process group of the upstream (POSIX). On Windows the job object of the child
@@ -75,3 +75,7 @@ pub fn kill_upstream(upstream_pid: &AtomicU32) {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "watchdog_tests.rs"]
+mod tests;
