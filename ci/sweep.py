@@ -136,7 +136,8 @@ def views(data: bytes) -> dict[str, bytes]:
     decoded = base64_decoded(data)
     if decoded:
         found["base64-decoded"] = decoded
-        found["base64-decoded, url-decoded"] = urllib.parse.unquote_to_bytes(decoded)
+        if b"%" in decoded:
+            found["base64-decoded, url-decoded"] = urllib.parse.unquote_to_bytes(decoded)
     return found
 
 
@@ -157,17 +158,22 @@ def outside_authorize_urls(view: bytes, value: bytes) -> bool:
     return view.count(value) > inside
 
 
-def sweep(folder: Path, planted: dict[bytes, set[str]], issued: dict[bytes, str]):
-    """(per kind: [files, bytes], hits: [(file, kind, label, view)])."""
+def files_of(folder: Path):
+    """(name relative to the folder, content) of every file under it but the issued list."""
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        rel = path.relative_to(folder).as_posix()
+        if rel != ISSUED_NAME:
+            yield rel, path.read_bytes()
+
+
+def sweep(files, planted: dict[bytes, set[str]], issued: dict[bytes, str]):
+    """(per kind: [files, bytes], hits: [(file, kind, label, view)]) of `files`, pairs of a
+    name and a content."""
     lengths = sorted({len(v) for v in issued})
     stats: dict[str, list[int]] = {}
     hits = []
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        rel = path.relative_to(folder).as_posix()
-        if rel == ISSUED_NAME:
-            continue
+    for rel, data in files:
         kind = kind_of(rel)
-        data = path.read_bytes()
         s = stats.setdefault(kind, [0, 0])
         s[0] += 1
         s[1] += len(data)
@@ -223,6 +229,8 @@ def self_test() -> int:
         out = {
             "clear": v,
             "url-encoded": urllib.parse.quote(text, safe="").encode(),
+            # Every byte escaped: a valid encoding that only a decoder finds.
+            "url-encoded-every-byte": "".join(f"%{b:02X}" for b in v).encode(),
             "url-encoded-plus": urllib.parse.quote_plus(text + " x").encode(),
             "json-escaped": json.dumps(text, ensure_ascii=True).encode()[1:-1],
             "json-unicode-escaped": "".join(f"\\u{ord(c):04x}" for c in text).encode(),
@@ -231,59 +239,62 @@ def self_test() -> int:
             padded = os.urandom(k) + v + os.urandom(2)
             out[f"base64-std-{k}"] = base64.b64encode(padded)
             out[f"base64-url-{k}"] = base64.urlsafe_b64encode(padded).rstrip(b"=")
-        out["base64-of-url-encoded"] = base64.b64encode(out["url-encoded"])
+            # Glued to a word (`id_…`): the run of Base64 starts k characters early.
+            out[f"base64-after-a-word-{k}"] = b"id_"[: k + 1] + base64.b64encode(v)
+        out["base64-of-url-encoded"] = base64.b64encode(out["url-encoded-every-byte"])
         return out
 
     kinds = ["transcript-x.stdout", "process-x.stderr", "browser-x.argv", "browser-x.env",
              "chromium-x.log", "store-x.d/k/file", "keyring/login.keyring"]
+    # In memory: the same sweep as on a folder, without writing thousands of files.
+    files: list[tuple[str, bytes]] = []
+    issued_lines = b"".join(f"{k} ".encode() + v + b"\n" for k, v in samples.items())
+    expected = set()
+    n = 0
+    values = [(v.decode(), v, None) for v in planted]
+    # A planted value is not planted in the outputs that may hold it.
+    may_hold = {v.decode(): m for v, m in planted.items()}
+    values += [(f"a {k} the fixture issued ({v[:10].decode()}…)", v, k) for k, v in samples.items()]
+    for label, value, issued_kind in values:
+        for form, text in forms(value).items():
+            for target in kinds:
+                if issued_kind and issued_kind in ALLOWED.get(kind_of(target), set()):
+                    continue
+                if kind_of(target) in may_hold.get(label, set()):
+                    continue
+                tag = f"{n}-{form}"
+                rel = target.replace("-x", f"-{tag}", 1).replace("keyring/", f"keyring{tag}/")
+                n += 1
+                files.append((rel, b'{"jsonrpc":"2.0","result":"' + text + b'"}\n'))
+                expected.add((rel, label))
+    # Clean files: a `state` in an authorization URL is where it belongs.
+    url = b"https://127.0.0.1:1/authorize?response_type=code&state=" + samples["state"]
+    files.append(("process-clean.stdout", b'{"jsonrpc":"2.0","result":"' + url + b'"}\n'))
+    files.append(("process-clean.stderr", b"mcp-bridge-vscode: sign in at " + url + b"\n"))
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        issued_file = folder / ISSUED_NAME
-        issued_file.write_bytes(b"".join(f"{k} ".encode() + v + b"\n" for k, v in samples.items()))
-        expected = set()
-        n = 0
-        values = [(v.decode(), v, None) for v in planted]
-        # A planted value is not planted in the outputs that may hold it.
-        may_hold = {v.decode(): m for v, m in planted.items()}
-        values += [(f"a {k} the fixture issued ({v[:10].decode()}…)", v, k) for k, v in samples.items()]
-        for label, value, issued_kind in values:
-            for form, text in forms(value).items():
-                for target in kinds:
-                    if issued_kind and issued_kind in ALLOWED.get(kind_of(target), set()):
-                        continue
-                    if kind_of(target) in may_hold.get(label, set()):
-                        continue
-                    tag = f"{n}-{form}"
-                    rel = target.replace("-x", f"-{tag}", 1).replace("keyring/", f"keyring{tag}/")
-                    n += 1
-                    path = folder / rel
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_bytes(b'{"jsonrpc":"2.0","result":"' + text + b'"}\n')
-                    expected.add((rel, label))
-        # Clean files: a `state` in an authorization URL is where it belongs.
-        url = b"https://127.0.0.1:1/authorize?response_type=code&state=" + samples["state"]
-        (folder / "process-clean.stdout").write_bytes(b'{"jsonrpc":"2.0","result":"' + url + b'"}\n')
-        (folder / "process-clean.stderr").write_bytes(b"mcp-bridge-vscode: sign in at " + url + b"\n")
-        stats, hits = sweep(folder, planted, issued_values(issued_file))
-        found = {(rel, label) for rel, _, label, _ in hits}
-        missed = sorted(expected - found)
-        # An issued sample holds its planted prefix (bfx_at_…): a hit too, as it should be.
-        extra = sorted((rel, label) for rel, label in found - expected
-                       if not label.startswith("bfx_"))
-        if any(rel.startswith("process-clean.") for rel, _ in found):
-            extra.append(("process-clean.stdout", "a hit in a clean file"))
-        files, size = report(stats, [])
-        for rel, label in missed[:20]:
-            print(f"sweep self-test: MISSED {label} in {rel}", file=sys.stderr)
-        for rel, label in extra[:20]:
-            print(f"sweep self-test: UNEXPECTED {label} in {rel}", file=sys.stderr)
-        if missed or extra:
-            print(f"sweep self-test: {len(missed)} missed, {len(extra)} unexpected of "
-                  f"{len(expected)} planted outputs", file=sys.stderr)
-            return 1
-        print(f"sweep self-test: found all {len(expected)} planted outputs "
-              f"({len(values)} values in {len(forms(b'x'))} forms, {files} files, {size} bytes)")
-        return 0
+        issued_file = Path(tmp) / ISSUED_NAME
+        issued_file.write_bytes(issued_lines)
+        issued = issued_values(issued_file)
+    stats, hits = sweep(files, planted, issued)
+    found = {(rel, label) for rel, _, label, _ in hits}
+    missed = sorted(expected - found)
+    # An issued sample holds its planted prefix (bfx_at_…): a hit too, as it should be.
+    extra = sorted((rel, label) for rel, label in found - expected
+                   if not label.startswith("bfx_"))
+    if any(rel.startswith("process-clean.") for rel, _ in found):
+        extra.append(("process-clean.stdout", "a hit in a clean file"))
+    files, size = report(stats, [])
+    for rel, label in missed[:20]:
+        print(f"sweep self-test: MISSED {label} in {rel}", file=sys.stderr)
+    for rel, label in extra[:20]:
+        print(f"sweep self-test: UNEXPECTED {label} in {rel}", file=sys.stderr)
+    if missed or extra:
+        print(f"sweep self-test: {len(missed)} missed, {len(extra)} unexpected of "
+              f"{len(expected)} planted outputs", file=sys.stderr)
+        return 1
+    print(f"sweep self-test: found all {len(expected)} planted outputs "
+          f"({len(values)} values in {len(forms(b'x'))} forms, {files} files, {size} bytes)")
+    return 0
 
 
 def main() -> int:
@@ -302,7 +313,7 @@ def main() -> int:
     issued_path = Path(os.environ.get(ISSUED_VAR) or folder / ISSUED_NAME)
     planted = planted_values()
     issued = issued_values(issued_path)
-    stats, hits = sweep(folder, planted, issued)
+    stats, hits = sweep(files_of(folder), planted, issued)
     files, size = report(stats, hits)
     floor, transcripts, tests = floor_of(args.replay_runs)
     print(f"sweep: {len(planted)} planted and {len(issued)} issued secrets, {files} files "
