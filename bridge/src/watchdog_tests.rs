@@ -16,8 +16,7 @@ fn a_panic_writes_its_location_and_never_its_message() {
         // As the executable starts (run.rs): the log lines on stderr, then the hook.
         crate::log::install();
         super::exit_1_on_panic(Arc::new(AtomicU32::new(0)));
-        let header: Result<(), String> = Err(format!("Authorization: Bearer {SECRET}"));
-        header.expect(SECRET);
+        refused_header(SECRET).expect(SECRET);
         unreachable!("the hook exits");
     }
     let exe = std::env::current_exe().expect("the test binary");
@@ -49,6 +48,11 @@ fn a_panic_writes_its_location_and_never_its_message() {
     assert!(!stderr.contains(SECRET), "{stderr}");
     assert!(!stdout.contains(SECRET), "{stdout}");
     assert!(!stderr.contains("Bearer"), "{stderr}");
+}
+
+/// An error that carries a token in its text, as a request's header would.
+fn refused_header(token: &str) -> Result<(), String> {
+    Err(format!("Authorization: Bearer {token}"))
 }
 
 /// The child's outputs for the secret sweep of CI (ci/sweep.sh), when it keeps outputs.
