@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The secret sweep of CI (docs/harness.md, "The secret sweep").
 
-Usage: python3 ci/sweep.py [--dir DIR] [--replay-runs N] [--self-test]
+Usage: python3 ci/sweep.py [--dir DIR] [--replay-runs N]
+       python3 ci/sweep.py --self-test
+       python3 ci/sweep.py --plant-transcripts OUT; python3 ci/sweep.py --dir OUT/kept --expect-planted
 
 Every output that the tests and the transcript replays kept in DIR ($MCP_STDERR_DIR) is read:
 stdout frames, stderr (the bridge's, the fixture's, the test browser's), the browser opener's
@@ -20,7 +22,9 @@ real browser logs); anywhere else it is a hit, and one hit fails the sweep.
 It prints the files and bytes read per kind, and fails when it read fewer files than
 N full replays of transcripts/ plus one per process test of bridge/tests/it (an empty or partial
 sweep cannot pass). `--self-test` writes every planted value and a sample of every issued kind,
-in every form, into a temporary folder and fails unless the sweep finds each one.
+in every form, into outputs of every kind (in memory) and fails unless the sweep finds each one;
+`--plant-transcripts` and `--expect-planted` do the same through the real harness, bridge and
+fixture (ci/sweep.sh).
 """
 
 from __future__ import annotations
@@ -212,37 +216,45 @@ def report(stats, hits) -> int:
     return files, size
 
 
-def self_test() -> int:
-    """Every planted value and one sample of every issued kind, in every form, each in a file
-    of a kind where it is not allowed: the sweep must find each one, and nothing in a clean
-    file."""
-    planted = planted_values()
+def issued_samples() -> dict[str, bytes]:
+    """One random value of each kind that the fixture reports, shaped as it issues them."""
     samples = {
         kind: f"bfx_{kind}_".encode() + base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=")
         for kind in ["at", "rt", "code", "secret"]
     }
     samples["verifier"] = base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=")
     samples["state"] = base64.urlsafe_b64encode(os.urandom(32)).rstrip(b"=")
+    return samples
 
-    def forms(v: bytes) -> dict[str, bytes]:
-        text = v.decode()
-        out = {
-            "clear": v,
-            "url-encoded": urllib.parse.quote(text, safe="").encode(),
-            # Every byte escaped: a valid encoding that only a decoder finds.
-            "url-encoded-every-byte": "".join(f"%{b:02X}" for b in v).encode(),
-            "url-encoded-plus": urllib.parse.quote_plus(text + " x").encode(),
-            "json-escaped": json.dumps(text, ensure_ascii=True).encode()[1:-1],
-            "json-unicode-escaped": "".join(f"\\u{ord(c):04x}" for c in text).encode(),
-        }
-        for k in range(3):
-            padded = os.urandom(k) + v + os.urandom(2)
-            out[f"base64-std-{k}"] = base64.b64encode(padded)
-            out[f"base64-url-{k}"] = base64.urlsafe_b64encode(padded).rstrip(b"=")
-            # Glued to a word (`id_…`): the run of Base64 starts k characters early.
-            out[f"base64-after-a-word-{k}"] = b"id_"[: k + 1] + base64.b64encode(v)
-        out["base64-of-url-encoded"] = base64.b64encode(out["url-encoded-every-byte"])
-        return out
+
+def forms(v: bytes) -> dict[str, bytes]:
+    """`v` in every form that the sweep must see through."""
+    text = v.decode()
+    out = {
+        "clear": v,
+        "url-encoded": urllib.parse.quote(text, safe="").encode(),
+        # Every byte escaped: a valid encoding that only a decoder finds.
+        "url-encoded-every-byte": "".join(f"%{b:02X}" for b in v).encode(),
+        "url-encoded-plus": urllib.parse.quote_plus(text + " x").encode(),
+        "json-escaped": json.dumps(text, ensure_ascii=True).encode()[1:-1],
+        "json-unicode-escaped": "".join(f"\\u{ord(c):04x}" for c in text).encode(),
+    }
+    for k in range(3):
+        padded = os.urandom(k) + v + os.urandom(2)
+        out[f"base64-std-{k}"] = base64.b64encode(padded)
+        out[f"base64-url-{k}"] = base64.urlsafe_b64encode(padded).rstrip(b"=")
+        # Glued to a word (`id_…`): the run of Base64 starts k characters early.
+        out[f"base64-after-a-word-{k}"] = b"id_"[: k + 1] + base64.b64encode(v)
+    out["base64-of-url-encoded"] = base64.b64encode(out["url-encoded-every-byte"])
+    return out
+
+
+def self_test() -> int:
+    """Every planted value and one sample of every issued kind, in every form, each in a file
+    of a kind where it is not allowed: the sweep must find each one, and nothing in a clean
+    file."""
+    planted = planted_values()
+    samples = issued_samples()
 
     kinds = ["transcript-x.stdout", "process-x.stderr", "browser-x.argv", "browser-x.env",
              "chromium-x.log", "store-x.d/k/file", "keyring/login.keyring"]
@@ -297,15 +309,80 @@ def self_test() -> int:
     return 0
 
 
+# The forms that stay what they are through a JSON string of the bridge's stdout (a JSON escape
+# in a tool's text comes out escaped twice, which is not the value any more).
+PLANT_FORMS = [f for f in forms(b"x") if not f.startswith("json-")]
+
+
+def plant_transcripts(out: Path) -> int:
+    """The printing mode of the self-test, through the real harness and bridge: writes
+    `out/transcripts/plant-<form>.jsonl`, each calling the fixture's `echo` with every planted
+    value (but those that the bridge's stdout may hold) and every issued sample in that form,
+    and `out/kept/issued-secrets.txt`. `--expect-planted` then checks the kept stdout."""
+    planted = [v for v, may in planted_values().items() if "bridge-stdout" not in may]
+    samples = issued_samples()
+    (out / "transcripts").mkdir(parents=True)
+    (out / "kept").mkdir()
+    (out / "kept" / ISSUED_NAME).write_bytes(
+        b"".join(f"{k} ".encode() + v + b"\n" for k, v in samples.items()))
+    values = planted + list(samples.values())
+    for form in PLANT_FORMS:
+        text = " ".join(forms(v)[form].decode() for v in values)
+        lines = [
+            {"setup": {"profile": "local", "upstream": "fixture"}},
+            {"start": {}},
+            {"call": "echo", "arguments": {"text": text}, "expect_text": text},
+            {"stop": {}},
+        ]
+        (out / "transcripts" / f"plant-{form}.jsonl").write_text(
+            "# The sweep's self-test (ci/sweep.sh): planted values on stdout on purpose.\n"
+            + "".join(json.dumps(line) + "\n" for line in lines))
+    return 0
+
+
+def expect_planted(folder: Path) -> int:
+    """True when the kept stdout of every `plant-<form>` transcript holds every value."""
+    planted = planted_values()
+    issued = issued_values(folder / ISSUED_NAME)
+    stats, hits = sweep(files_of(folder), planted, issued)
+    files, size = report(stats, [])
+    wanted = [v.decode() for v, may in planted.items() if "bridge-stdout" not in may]
+    wanted += [f"a {k} the fixture issued ({v[:10].decode()}…)" for v, k in issued.items()]
+    missing = []
+    for form in PLANT_FORMS:
+        kept = [rel for rel, _ in files_of(folder)
+                if rel.endswith(f"plant-{form}.jsonl.stdout")]
+        if not kept:
+            missing.append(f"no kept stdout of plant-{form}")
+            continue
+        found = {label for rel, _, label, _ in hits if rel in kept}
+        missing += [f"{label} ({form})" for label in wanted if label not in found]
+    for m in missing[:20]:
+        print(f"sweep plant test: MISSED {m}", file=sys.stderr)
+    if missing:
+        print(f"sweep plant test: {len(missing)} missed", file=sys.stderr)
+        return 1
+    print(f"sweep plant test: every one of {len(wanted)} values in {len(PLANT_FORMS)} forms "
+          f"found on the bridge's stdout kept by the harness ({files} files, {size} bytes)")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--dir", default=os.environ.get("MCP_STDERR_DIR"))
     ap.add_argument("--replay-runs", type=int, default=3,
                     help="full replays of transcripts/ that kept their outputs here (ci/test.sh: 3)")
     ap.add_argument("--self-test", action="store_true")
+    ap.add_argument("--plant-transcripts", metavar="OUT", type=Path)
+    ap.add_argument("--expect-planted", action="store_true",
+                    help="with --dir: the kept outputs of --plant-transcripts hold every value")
     args = ap.parse_args()
     if args.self_test:
         return self_test()
+    if args.plant_transcripts:
+        return plant_transcripts(args.plant_transcripts)
+    if args.expect_planted:
+        return expect_planted(Path(args.dir))
     if not args.dir:
         print("sweep: MCP_STDERR_DIR (or --dir) names the folder of the kept outputs", file=sys.stderr)
         return 1
