@@ -43,6 +43,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PLANTED = ROOT / "ci" / "planted-secrets.txt"
 ISSUED_VAR = "BRIDGE_FIXTURE_ISSUED_SECRETS"
 ISSUED_NAME = "issued-secrets.txt"
+# The kinds that every CI run must have reported (client secrets only come with some clients).
+ISSUED_KINDS = ["at", "rt", "code", "verifier", "state"]
 
 # Which issued kinds each kind of output may hold (docs/harness.md): the code and the state are
 # in the redirect URLs that Chromium may log; nothing issued is anywhere else. Besides, a `state`
@@ -372,6 +374,8 @@ def main() -> int:
     ap.add_argument("--dir", default=os.environ.get("MCP_STDERR_DIR"))
     ap.add_argument("--replay-runs", type=int, default=3,
                     help="full replays of transcripts/ that kept their outputs here (ci/test.sh: 3)")
+    ap.add_argument("--no-issued-floor", action="store_true",
+                    help="accept a run without a sign-in (the fixture reported no secret)")
     ap.add_argument("--self-test", action="store_true")
     ap.add_argument("--plant-transcripts", metavar="OUT", type=Path)
     ap.add_argument("--expect-planted", action="store_true",
@@ -398,6 +402,14 @@ def main() -> int:
           f"({args.replay_runs} replays of {transcripts} transcripts + {tests} process tests)")
     if hits:
         print(f"sweep: {len(hits)} secrets found where none may be", file=sys.stderr)
+        return 1
+    # The tests of CI sign in many times: a kind that the fixture never reported means that the
+    # report broke (or the variable was lost), and the sweep would miss those values.
+    reported = set(issued.values())
+    lacking = [k for k in ISSUED_KINDS if k not in reported]
+    if lacking and not args.no_issued_floor:
+        print(f"sweep: the fixture reported no {', '.join(lacking)} in {issued_path} "
+              f"({ISSUED_VAR}): the random secrets of the sign-ins are unknown", file=sys.stderr)
         return 1
     if files < floor:
         print(f"sweep: only {files} files were kept, fewer than the floor {floor}: "
