@@ -41,3 +41,8 @@ MCP_KEYCHAIN_SESSION=1 dbus-run-session -- bash -c '
   cargo test -p mcp-bridge-vscode --locked --test it -- --nocapture --exact logout_index::logout_removes_the_sign_in_from_the_index_of_the_keychain
   cargo test -p mcp-bridge-vscode --locked --test it -- --nocapture --exact keychain::the_keychain_store_through_the_executable
 ' keychain-tests "$home" 2> >(grep -v "Failed to set fd limit" >&2)
+# The keychain holds the sign-in by design; its files on disk must not (the collection is
+# encrypted with its password): the secret sweep (ci/sweep.sh) reads a copy of them.
+if [ -n "${MCP_STDERR_DIR:-}" ] && [ -d "$home/data/keyrings" ]; then
+  cp -r "$home/data/keyrings" "$MCP_STDERR_DIR/keyring-$$"
+fi

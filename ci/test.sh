@@ -42,11 +42,13 @@ echo "== clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== build"
 cargo build --workspace --all-targets --locked
+# The secret sweep (ci/sweep.sh) searches every output that the tests and the replays (also
+# under wine) keep here, and the secrets that the fixture issued (docs/harness.md).
+export MCP_STDERR_DIR="${MCP_STDERR_DIR:-$(mktemp -d)}"
+export BRIDGE_FIXTURE_ISSUED_SECRETS="$MCP_STDERR_DIR/issued-secrets.txt"
 # The Windows bridge and fixture under wine (ci/windows.sh): the command-form transcripts and
 # the Windows process tests (`under_wine_…`, which the Linux run below leaves to this step).
 bash ci/windows.sh
-# The secret sweep (ci/sweep.sh) searches every stderr that the tests and transcripts keep here.
-export MCP_STDERR_DIR="${MCP_STDERR_DIR:-$(mktemp -d)}"
 echo "== tests"
 # The fuzz targets run 3000 base cases here (bridge/README.md, "Reliability"); raise it for long runs.
 export MCP_FUZZ_CASES="${MCP_FUZZ_CASES:-3000}"

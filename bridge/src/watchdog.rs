@@ -34,28 +34,37 @@ pub fn arm(upstream_pid: Arc<AtomicU32>, after: Duration) {
     }
 }
 
-/// A bug must not leave VS Code waiting: the line of docs/stderr.md `the bridge stopped because of an
-/// internal error: <error>`, the upstream group killed, exit 1 (the panic hook of the
-/// executable; public so that a test process can install it and panic).
+/// A bug must not leave VS Code waiting: the line `the bridge stopped because of an internal
+/// error: <error>` (docs/stderr.md), the upstream group killed, exit 1 (the panic hook of the
+/// executable). `<error>` is the panic's message only when it is a literal of the source
+/// (`panic!("…")`, `unreachable!()`, `Option::unwrap`): a formatted message (`expect` on an
+/// error, `panic!("{x}")`) can hold what was in reach where the bridge panicked (a token, a form
+/// answer, a header), and no secret may reach stderr (R7). Then only the location is written:
+/// a file and a line of the bridge's source say where to look.
 pub fn exit_1_on_panic(upstream_pid: Arc<AtomicU32>) {
     std::panic::set_hook(Box::new(move |info| {
-        let what = info
-            .payload()
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| info.payload().downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a panic".to_owned());
-        let at = info
-            .location()
-            .map(|l| format!(" at {}:{}", l.file(), l.line()))
-            .unwrap_or_default();
-        log::vscode(
-            Level::Err,
-            &format!("the bridge stopped because of an internal error: {what}{at}"),
-        );
+        // A `&'static str` payload is a literal of the source: it cannot hold a value of the
+        // run. A formatted message is a `String`, and is left out.
+        let literal = info.payload().downcast_ref::<&'static str>().copied();
+        log::vscode(Level::Err, &internal_error_line(literal, info.location()));
         kill_upstream(&upstream_pid);
         std::process::exit(1);
     }));
+}
+
+/// The text of the line for a panic with the literal message `literal` (if it has one) at `at`.
+fn internal_error_line(literal: Option<&str>, at: Option<&std::panic::Location<'_>>) -> String {
+    let at = at
+        .map(|l| format!(" at {}:{}", l.file(), l.line()))
+        .unwrap_or_default();
+    match literal {
+        Some(message) => {
+            format!("the bridge stopped because of an internal error: {message}{at}")
+        }
+        None => format!(
+            "the bridge stopped because of an internal error: a panic{at} (its message is not written: it could hold a secret)"
+        ),
+    }
 }
 
 /// Kills the process group of the upstream (POSIX). On Windows the job object of the child
@@ -75,3 +84,7 @@ pub fn kill_upstream(upstream_pid: &AtomicU32) {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "watchdog_tests.rs"]
+mod tests;

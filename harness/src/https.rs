@@ -169,7 +169,7 @@ fn spawn(
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(crate::kept::stdio("fixture-https", "stderr"))
         .spawn()
         .map_err(|e| format!("cannot start {}: {e}", bin.display()))?;
     let Some(stdout) = child.stdout.take() else {

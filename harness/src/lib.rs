@@ -24,6 +24,7 @@
 //! | `crowd` | many bridges at once (B33) |
 //! | `soak` | `harness soak`: four bridges for minutes under a mixed workload |
 //! | `report` | failure reports with a diff |
+//! | `kept` | the outputs kept for the secret sweep (`MCP_STDERR_DIR`) |
 //! | `windows` | which transcripts the `--windows` run (the Windows bridge) skips, and why |
 pub mod check;
 pub mod cli;
@@ -35,6 +36,7 @@ pub mod fixture;
 pub mod format;
 pub mod https;
 pub mod invariants;
+pub mod kept;
 pub mod pattern;
 pub mod process;
 pub mod profile;

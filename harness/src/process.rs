@@ -47,6 +47,8 @@ pub struct Bridge {
     stdin: Option<ChildStdin>,
     pub stdout: mpsc::UnboundedReceiver<Line>,
     pub stderr: Stderr,
+    /// Every byte of stdout as it came, kept for the secret sweep (`ci/sweep.sh`).
+    pub stdout_kept: Arc<Mutex<Vec<u8>>>,
     pub tag: String,
     pub exit: Option<(ExitStatus, Instant)>,
     pub stdin_closed_at: Option<Instant>,
@@ -85,7 +87,8 @@ impl Bridge {
         let out = child.stdout.take().ok_or("no stdout pipe")?;
         let err = child.stderr.take().ok_or("no stderr pipe")?;
         let (tx, rx) = mpsc::unbounded_channel();
-        tokio::spawn(read_stdout(out, tx));
+        let stdout_kept = Arc::new(Mutex::new(Vec::new()));
+        tokio::spawn(read_stdout(out, tx, stdout_kept.clone()));
         let lines = Arc::new(Mutex::new(Vec::new()));
         let (ctx, crx) = watch::channel(0usize);
         tokio::spawn(read_stderr(err, lines.clone(), ctx));
@@ -98,6 +101,7 @@ impl Bridge {
                 lines,
                 changed: crx,
             },
+            stdout_kept,
             tag: tag.to_string(),
             exit: None,
             stdin_closed_at: None,
@@ -173,13 +177,20 @@ impl Bridge {
     }
 }
 
-async fn read_stdout(out: tokio::process::ChildStdout, tx: mpsc::UnboundedSender<Line>) {
+async fn read_stdout(
+    out: tokio::process::ChildStdout,
+    tx: mpsc::UnboundedSender<Line>,
+    kept: Arc<Mutex<Vec<u8>>>,
+) {
     let mut reader = BufReader::new(out);
     loop {
         let mut buf = Vec::new();
         match reader.read_until(b'\n', &mut buf).await {
             Ok(0) | Err(_) => return,
             Ok(_) => {
+                if let Ok(mut k) = kept.lock() {
+                    k.extend_from_slice(&buf);
+                }
                 let terminated = buf.last() == Some(&b'\n');
                 if terminated {
                     buf.pop();

@@ -117,7 +117,7 @@ pub async fn run(t: &Transcript, bins: &Binaries, schemas: Schemas, verbose: boo
         .lock()
         .map(|c| c.schema_checked)
         .unwrap_or(0);
-    keep_stderr(&path, &session.bridge.stderr.snapshot());
+    keep_outputs(&path, &session);
     let report = failed.map(|(step, f)| {
         let context = session
             .log
@@ -148,15 +148,37 @@ pub async fn run(t: &Transcript, bins: &Binaries, schemas: Schemas, verbose: boo
     }
 }
 
-/// The secret sweep of CI (`ci/sweep.sh`): with `MCP_STDERR_DIR` set, the stderr of every
-/// transcript is kept there, one file each, to be searched for the secrets that the tests
-/// planted.
-fn keep_stderr(path: &str, lines: &[String]) {
+/// The secret sweep of CI (`ci/sweep.sh`, `docs/harness.md`): with `MCP_STDERR_DIR` set, the
+/// stdout and the stderr of every transcript are kept there, two files each, named by the replay
+/// mode and this harness's process id, so that the replays of one run (the command form, the
+/// embedded bridge, the release archive, Windows) never overwrite each other. The upstream
+/// fixture inherits the bridge's stderr, so its lines are in the same file.
+fn keep_outputs(path: &str, session: &Session) {
     let Some(dir) = std::env::var_os("MCP_STDERR_DIR") else {
         return;
     };
-    let name = format!("transcript-{}.stderr", path.replace(['/', '\\'], "_"));
-    let _ = std::fs::write(std::path::Path::new(&dir).join(name), lines.join("\n"));
+    let mode = if session.bins.embedded {
+        "embedded"
+    } else if session.bins.windows {
+        "windows"
+    } else {
+        "command"
+    };
+    let stem = format!(
+        "transcript-{mode}-{}-{}",
+        std::process::id(),
+        path.replace(['/', '\\'], "_")
+    );
+    let dir = std::path::Path::new(&dir);
+    let stderr = session.bridge.stderr.snapshot().join("\n");
+    let _ = std::fs::write(dir.join(format!("{stem}.stderr")), stderr);
+    let stdout = session
+        .bridge
+        .stdout_kept
+        .lock()
+        .map(|k| k.clone())
+        .unwrap_or_default();
+    let _ = std::fs::write(dir.join(format!("{stem}.stdout")), stdout);
 }
 
 /// Cuts a long frame for the report; the diff shows the frame in full.

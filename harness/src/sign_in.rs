@@ -5,7 +5,6 @@
 //! writes a sign-in line; its URL elicitation reaches the transcript as a frame.
 use std::net::TcpListener;
 use std::path::PathBuf;
-use std::process::Stdio;
 
 use crate::process::Stderr;
 
@@ -52,8 +51,8 @@ pub fn follow(stderr: &Stderr, fixture: PathBuf, ca_file: PathBuf) {
                     .arg(&url)
                     .arg("--ca-file")
                     .arg(&ca_file)
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::null())
+                    .stdout(crate::kept::stdio("browse", "stdout"))
+                    .stderr(crate::kept::stdio("browse", "stderr"))
                     .status()
                     .await;
             }

@@ -120,6 +120,9 @@ fn m6_headless_chromium_as_browser_completes_the_sign_in() {
         page.contains("The bridge received the answer of the authorization server"),
         "{page}"
     );
+    // The secret sweep (ci/sweep.sh) reads Chromium's log and the opener's argv.
+    support::kept::keep_file("chromium", "log", &dir.path().join("chromium.log"));
+    support::kept::keep_file("browser", "argv", &argv);
     let stderr = b.stderr();
     for secret in ["bfx_at_", "bfx_rt_", "bfx_code_"] {
         assert!(!stderr.contains(secret));

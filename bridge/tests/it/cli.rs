@@ -4,6 +4,8 @@
 
 use assert_cmd::Command;
 
+use crate::support;
+
 fn bridge() -> Command {
     Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"))
 }
@@ -48,6 +50,7 @@ fn invalid_arguments_give_exit_code_2_and_no_stdout() {
     ];
     for args in cases {
         let out = bridge().args(&args).write_stdin("").output().expect("runs");
+        support::kept::keep_output("cli", &out);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(out.stdout.is_empty(), "{args:?}");
         let stderr = String::from_utf8_lossy(&out.stderr);

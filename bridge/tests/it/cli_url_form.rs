@@ -3,6 +3,8 @@
 
 use assert_cmd::Command;
 
+use crate::support;
+
 const SECRET: &str = "s3cr3t-marker";
 
 fn bridge() -> Command {
@@ -19,6 +21,7 @@ fn run(args: &[String]) -> (Option<i32>, String, String) {
         .write_stdin("")
         .output()
         .expect("runs");
+    support::kept::keep_output("cli", &out);
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -56,6 +56,7 @@ fn run_to_end(args: &[&str], env: &[(&str, &str)]) -> String {
         cmd.env(k, v);
     }
     let out = cmd.output().expect("the bridge runs");
+    support::kept::keep_output("cli", &out);
     assert_eq!(out.status.code(), Some(2), "{args:?}");
     String::from_utf8_lossy(&out.stderr).into_owned()
 }

@@ -151,6 +151,9 @@ pub async fn authorize(State(server): State<Arc<AuthServer>>, uri: Uri) -> Respo
         );
     }
     let state = params.get("state");
+    if let Some(state) = state {
+        super::issued::report("state", state);
+    }
     let fail = |error: &str, description: &str| {
         log::info(
             "oauth",
@@ -426,6 +429,7 @@ fn exchange(
         "invalid_request",
         "code_verifier is missing (PKCE)".to_string(),
     ))?;
+    super::issued::report("verifier", verifier);
     // A code is used once, also when this request fails.
     let entry = server
         .store()

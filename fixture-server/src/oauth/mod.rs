@@ -15,6 +15,7 @@
 //! them all. Nothing here writes a token, a code, a verifier, a secret or a `state` to stderr.
 mod clients;
 mod flow;
+mod issued;
 
 pub mod browse;
 
@@ -226,7 +227,12 @@ pub fn token(prefix: &str) -> String {
     let mut bytes = [0u8; 32];
     // The operating system's generator; a fake authorization server without it cannot run.
     getrandom::fill(&mut bytes).unwrap_or_else(|e| panic!("no random bytes: {e}"));
-    format!("{prefix}{}", URL_SAFE_NO_PAD.encode(bytes))
+    let value = format!("{prefix}{}", URL_SAFE_NO_PAD.encode(bytes));
+    // The client ids of registrations (`dcr_`) are not secrets: they are in URLs by design.
+    if let Some(kind) = prefix.strip_prefix("bfx_") {
+        issued::report(kind.trim_end_matches('_'), &value);
+    }
+    value
 }
 
 /// The routes of the authorization server, the metadata and the test endpoints (not `/mcp`).

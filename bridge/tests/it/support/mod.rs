@@ -8,6 +8,7 @@
 pub mod faults;
 pub mod http_peers;
 pub mod https_fixture;
+pub mod kept;
 pub mod keychain;
 pub mod oauth;
 pub mod proxy;
@@ -129,6 +130,10 @@ pub struct Bridge {
     stderr: Arc<Mutex<String>>,
     stderr_done: Receiver<()>,
     stdout_done: Arc<Mutex<bool>>,
+    /// Every byte of stdout as it came, for the secret sweep ([`kept`]).
+    stdout_kept: Arc<Mutex<Vec<u8>>>,
+    /// The `XDG_STATE_HOME` given to the bridge: its token store's folder, kept at the end.
+    state_home: Option<PathBuf>,
     pub all_frames: Vec<Value>,
 }
 
@@ -173,6 +178,8 @@ impl Bridge {
         let (tx, frames) = mpsc::channel();
         let stdout_done = Arc::new(Mutex::new(false));
         let done_flag = Arc::clone(&stdout_done);
+        let stdout_kept = Arc::new(Mutex::new(Vec::new()));
+        let kept_sink = Arc::clone(&stdout_kept);
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
             let mut line = Vec::new();
@@ -181,6 +188,9 @@ impl Bridge {
                 match reader.read_until(b'\n', &mut line) {
                     Ok(0) | Err(_) => break,
                     Ok(_) => {
+                        if let Ok(mut k) = kept_sink.lock() {
+                            k.extend_from_slice(&line);
+                        }
                         let ends_with_newline = line.last() == Some(&b'\n');
                         let text = String::from_utf8_lossy(&line)
                             .trim_end_matches('\n')
@@ -227,6 +237,11 @@ impl Bridge {
             stderr: stderr_text,
             stderr_done,
             stdout_done,
+            stdout_kept,
+            state_home: env
+                .iter()
+                .find(|(k, _)| *k == "XDG_STATE_HOME")
+                .map(|(_, v)| PathBuf::from(v)),
             all_frames: Vec::new(),
         }
     }
@@ -422,10 +437,26 @@ impl Drop for Bridge {
             let _ = self.child.kill();
             let _ = self.child.wait();
         }
-        // The secret sweep of CI (ci/sweep.sh) searches every stderr of the process tests.
-        if let Some(dir) = std::env::var_os("MCP_STDERR_DIR") {
-            let name = format!("process-{}-{}.stderr", std::process::id(), self.child.id());
-            let _ = std::fs::write(std::path::Path::new(&dir).join(name), self.stderr());
+        // The secret sweep of CI (ci/sweep.sh) reads the stdout, the stderr and the token
+        // store of every bridge of the process tests; the readers end with the process (bounded).
+        if std::env::var_os("MCP_STDERR_DIR").is_some() {
+            let _ = self.stderr_done.recv_timeout(Duration::from_secs(2));
+            let since = Instant::now();
+            while !*self.stdout_done.lock().unwrap_or_else(|e| e.into_inner())
+                && since.elapsed() < Duration::from_secs(2)
+            {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            let stdout = self
+                .stdout_kept
+                .lock()
+                .map(|k| k.clone())
+                .unwrap_or_default();
+            kept::keep("process", "stdout", &stdout);
+            kept::keep("process", "stderr", self.stderr().as_bytes());
+            if let Some(home) = &self.state_home {
+                kept::keep_tree(home);
+            }
         }
     }
 }

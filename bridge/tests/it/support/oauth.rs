@@ -83,6 +83,7 @@ pub fn browse(url: &str) -> (Option<i32>, String) {
         .args(["--browse", url, "--ca-file", &ca_file()])
         .output()
         .expect("the test browser runs");
+    super::kept::keep_output("browse", &out);
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stdout).trim().to_owned(),
@@ -187,8 +188,20 @@ pub fn browser_script(dir: &Path, then: Option<&str>) -> PathBuf {
             ca_file()
         ),
     };
+    // The secret sweep (ci/sweep.sh) reads the opener's whole argv and environment.
+    let keep = match (
+        super::kept::path("browser", "argv"),
+        super::kept::path("browser", "env"),
+    ) {
+        (Some(a), Some(e)) => format!(
+            "printf '%s\\n' \"$@\" >> '{}'\nenv >> '{}'\n",
+            a.display(),
+            e.display()
+        ),
+        _ => String::new(),
+    };
     let text = format!(
-        "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\" >> '{argv}'; done\nenv | grep -E '^(MCP_BRIDGE_|PLANTED_)' | cut -d= -f1 >> '{env}'\n{run}\n",
+        "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\" >> '{argv}'; done\nenv | grep -E '^(MCP_BRIDGE_|PLANTED_)' | cut -d= -f1 >> '{env}'\n{keep}{run}\n",
         argv = argv.display(),
         env = env.display(),
     );

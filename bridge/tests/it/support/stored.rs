@@ -111,6 +111,7 @@ impl Stored {
             .stdin(Stdio::null())
             .output()
             .expect("logout runs");
+        super::kept::keep_output("logout", &out);
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         assert!(!stderr.contains(self.key));
         (out.status.code().unwrap_or(-1), stderr)

@@ -83,6 +83,9 @@ impl Drop for HttpsFixture {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // The fixture's stderr for the secret sweep (ci/sweep.sh).
+        let text = self.stderr.lock().map(|s| s.clone()).unwrap_or_default();
+        super::kept::keep("fixture", "stderr", text.as_bytes());
     }
 }
 
