@@ -67,6 +67,8 @@ pub struct Config {
     pub accept_cimd: bool,
     pub token_lifetime: Duration,
     pub refresh_tokens: bool,
+    /// The length of an access token, padded after its random part (`--access-token-bytes`).
+    pub access_token_bytes: Option<usize>,
     /// The 403 of `guarded` asks for `mcp:write` alone.
     pub step_up_scope_only: bool,
     /// The `token_endpoint_auth_method` that every registration answer names (RFC 7591
@@ -86,6 +88,7 @@ impl Config {
             accept_cimd: !options.no_cimd,
             token_lifetime: Duration::from_secs(u64::from(options.token_lifetime())),
             refresh_tokens: !options.no_refresh_tokens,
+            access_token_bytes: options.access_token_bytes.map(|n| n as usize),
             step_up_scope_only: options.step_up_scope_only,
             register_auth_method: options.register_auth_method.clone(),
             ca_pem,
@@ -178,7 +181,7 @@ impl AuthServer {
     /// successful token response (RFC 6749 §5.1).
     fn issue(&self, client_id: &str, scopes: Vec<String>) -> Value {
         let lifetime = self.config.token_lifetime;
-        let access = token("bfx_at_");
+        let access = padded(token("bfx_at_"), self.config.access_token_bytes);
         let mut store = self.store();
         store.access.insert(
             access.clone(),
@@ -227,6 +230,16 @@ pub fn token(prefix: &str) -> String {
     // The operating system's generator; a fake authorization server without it cannot run.
     getrandom::fill(&mut bytes).unwrap_or_else(|e| panic!("no random bytes: {e}"));
     format!("{prefix}{}", URL_SAFE_NO_PAD.encode(bytes))
+}
+
+/// `token` made `bytes` long with base64url characters after its random part (the stored
+/// sign-in of a large token spans several keychain credentials on Windows).
+fn padded(mut token: String, bytes: Option<usize>) -> String {
+    let bytes = bytes.unwrap_or(0);
+    while token.len() < bytes {
+        token.push('A');
+    }
+    token
 }
 
 /// The routes of the authorization server, the metadata and the test endpoints (not `/mcp`).
@@ -521,5 +534,8 @@ mod tests {
         let a = token("x_");
         assert_eq!(a.len(), 2 + 43);
         assert_ne!(a, token("x_"));
+        let long = padded(token("bfx_at_"), Some(4000));
+        assert_eq!(long.len(), 4000);
+        assert_eq!(padded(a.clone(), None), a);
     }
 }
