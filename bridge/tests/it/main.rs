@@ -36,5 +36,6 @@ mod stop;
 mod stores;
 mod stores_sign_in;
 mod url_form;
+mod windows_keychain_parts;
 mod windows_sign_in;
 mod windows_stop;
