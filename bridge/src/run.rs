@@ -160,8 +160,9 @@ fn run(args: &[OsString]) -> Result<u8, Failure> {
     // C program ci/windows/exit-race.c shows it without the bridge).
     #[cfg(windows)]
     {
-        // The runtime is never dropped: a drop would wait for its blocking threads.
-        let _ = std::io::stdout().flush();
+        // The runtime is never dropped: a drop would wait for its blocking threads. No flush
+        // of stdout either: the writer's thread may hold its lock, blocked in a write that a
+        // client which no longer reads never ends (the exit's own flush only tries the lock).
         std::process::exit(i32::from(code))
     }
     // Without waiting for the runtime's threads: its stdin thread may still block in a read,
