@@ -71,18 +71,20 @@ fn internal_error_line(literal: Option<&str>, at: Option<&std::panic::Location<'
 /// ends with the bridge, because the job kills its processes when its last handle closes.
 pub fn kill_upstream(upstream_pid: &AtomicU32) {
     let pid = upstream_pid.load(Ordering::SeqCst);
-    if pid == 0 {
-        return;
-    }
+    // 0: no upstream command was started.
     #[cfg(unix)]
     {
-        if let Ok(pid) = i32::try_from(pid) {
+        if let Ok(pid) = i32::try_from(pid)
+            && pid != 0
+        {
             let _ = nix::sys::signal::killpg(
                 nix::unistd::Pid::from_raw(pid),
                 nix::sys::signal::Signal::SIGKILL,
             );
         }
     }
+    #[cfg(not(unix))]
+    let _ = pid;
 }
 
 #[cfg(test)]

@@ -21,7 +21,8 @@ usage: bridge-fixture-server [--many-tools N] [--close-stdout] [--conformance]
                              [--many-tools N] [--conformance]
                              [--oauth [--deny] [--no-registration] [--cimd] [--no-cimd]
                                       [--token-lifetime S] [--no-refresh-tokens]
-                                      [--step-up-scope-only] [--register-auth-method M]]
+                                      [--step-up-scope-only] [--register-auth-method M]
+                                      [--access-token-bytes N]]
        bridge-fixture-server --browse <url> [--ca-file <pem>]
        bridge-fixture-server --help | --version
 
@@ -55,6 +56,8 @@ options:
   --token-lifetime S     with --oauth: the lifetime of an access token in seconds (1 to
                          86400; default 900)
   --no-refresh-tokens    with --oauth: issue no refresh tokens
+  --access-token-bytes N with --oauth: access tokens of N characters (45 to 65536; default
+                         45), longer than one Windows credential with N = 4000
   --step-up-scope-only   with --oauth: the 403 of the tool guarded asks for mcp:write alone
                          (not mcp:read mcp:write), so a client must add the granted scopes
   --register-auth-method M  with --oauth: /register answers with this
@@ -77,6 +80,10 @@ pub const MAX_MANY_TOOLS: u32 = 10_000;
 pub const DEFAULT_TOKEN_LIFETIME: u32 = 900;
 /// The largest value of `--token-lifetime`.
 pub const MAX_TOKEN_LIFETIME: u32 = 86_400;
+
+/// The shortest and the longest access token of `--access-token-bytes`: the prefix and the
+/// random part, and a size that a header still carries.
+pub const ACCESS_TOKEN_BYTES: (u32, u32) = (45, 65_536);
 
 /// The settings of a run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -111,6 +118,8 @@ pub struct Options {
     pub token_lifetime: Option<u32>,
     /// With `oauth`: no refresh tokens.
     pub no_refresh_tokens: bool,
+    /// With `oauth`: the length of an access token (None: the prefix and the random part).
+    pub access_token_bytes: Option<u32>,
     /// With `oauth`: the step-up challenge names only the missing scope.
     pub step_up_scope_only: bool,
     /// With `oauth`: the `token_endpoint_auth_method` of every registration answer.
@@ -205,6 +214,7 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
             | "--bearer-env"
             | "--listen-status"
             | "--token-lifetime"
+            | "--access-token-bytes"
             | "--browse"
             | "--ca-file"
             | "--register-auth-method" => {
@@ -230,6 +240,16 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
                             ));
                         }
                         options.token_lifetime = Some(lifetime);
+                    }
+                    "--access-token-bytes" => {
+                        let (min, max) = ACCESS_TOKEN_BYTES;
+                        let bytes = number(name, &value, max)?;
+                        if bytes < min {
+                            return Err(format!(
+                                "--access-token-bytes needs a number from {min} to {max}, not '{value}'"
+                            ));
+                        }
+                        options.access_token_bytes = Some(bytes);
                     }
                     "--register-auth-method" => {
                         if !matches!(value.as_str(), "client_secret_basic" | "client_secret_post") {
@@ -274,6 +294,7 @@ fn check_oauth(options: &Options) -> Result<(), String> {
         ("--no-cimd", options.no_cimd),
         ("--token-lifetime", options.token_lifetime.is_some()),
         ("--no-refresh-tokens", options.no_refresh_tokens),
+        ("--access-token-bytes", options.access_token_bytes.is_some()),
         (
             "--register-auth-method",
             options.register_auth_method.is_some(),
@@ -367,227 +388,5 @@ fn number(option: &str, text: &str, max: u32) -> Result<u32, String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn args(list: &[&str]) -> Vec<String> {
-        list.iter().map(|s| s.to_string()).collect()
-    }
-
-    #[test]
-    fn reads_the_options() {
-        assert_eq!(parse(&args(&[])), Ok(Command::Serve(Options::default())));
-        assert_eq!(
-            parse(&args(&["--many-tools", "30", "--close-stdout"])),
-            Ok(Command::Serve(Options {
-                many_tools: 30,
-                close_stdout: true,
-                ..Options::default()
-            }))
-        );
-        assert_eq!(
-            parse(&args(&["--many-tools=7"])),
-            Ok(Command::Serve(Options {
-                many_tools: 7,
-                ..Options::default()
-            }))
-        );
-        assert_eq!(
-            parse(&args(&["--many-tools", "1", "--help"])),
-            Ok(Command::Help)
-        );
-        assert_eq!(parse(&args(&["--version"])), Ok(Command::Version));
-    }
-
-    #[test]
-    fn reads_the_options_of_the_http_mode() {
-        let parsed = parse(&args(&[
-            "--listen",
-            "127.0.0.1:0",
-            "--bearer-env=TOKEN",
-            "--listen-status",
-            "503:2",
-            "--untrusted",
-            "--always-sse",
-        ]));
-        assert_eq!(
-            parsed,
-            Ok(Command::Serve(Options {
-                listen: Some(std::net::SocketAddr::from(([127, 0, 0, 1], 0))),
-                bearer_env: Some("TOKEN".into()),
-                listen_status: Some((503, 2)),
-                untrusted: true,
-                always_sse: true,
-                ..Options::default()
-            }))
-        );
-        assert!(parse(&args(&["--listen", "[::1]:8080", "--plain-http"])).is_ok());
-        assert!(parse(&args(&["--listen=127.1.2.3:1"])).is_ok());
-    }
-
-    #[test]
-    fn refuses_http_options_that_are_not_valid() {
-        assert_eq!(
-            parse(&args(&["--listen", "0.0.0.0:0"])),
-            Err(
-                "--listen accepts only a loopback address (127.0.0.0/8 or [::1]), not '0.0.0.0:0'"
-                    .into()
-            )
-        );
-        assert_eq!(
-            parse(&args(&["--listen", "localhost:1"])),
-            Err("--listen needs <ip>:<port>, not 'localhost:1'".into())
-        );
-        assert_eq!(
-            parse(&args(&["--plain-http"])),
-            Err("the option --plain-http needs --listen".into())
-        );
-        assert_eq!(
-            parse(&args(&[
-                "--listen",
-                "127.0.0.1:0",
-                "--listen-status",
-                "99:1"
-            ])),
-            Err("--listen-status needs <status>:<count>, not '99:1'".into())
-        );
-        assert!(parse(&args(&["--listen", "127.0.0.1:0", "--close-stdout"])).is_err());
-        assert!(
-            parse(&args(&[
-                "--listen",
-                "127.0.0.1:0",
-                "--untrusted",
-                "--plain-http"
-            ]))
-            .is_err()
-        );
-    }
-
-    #[test]
-    fn reads_the_options_of_the_authorization_server() {
-        let parsed = parse(&args(&[
-            "--listen",
-            "127.0.0.1:0",
-            "--oauth",
-            "--deny",
-            "--no-registration",
-            "--cimd",
-            "--token-lifetime=30",
-            "--no-refresh-tokens",
-        ]));
-        let Ok(Command::Serve(options)) = parsed else {
-            panic!("{parsed:?}");
-        };
-        assert!(options.oauth && options.deny && options.no_registration && options.cimd);
-        assert!(options.no_refresh_tokens && !options.no_cimd);
-        assert_eq!(options.token_lifetime(), 30);
-        assert_eq!(Options::default().token_lifetime(), 900);
-        assert_eq!(
-            parse(&args(&["--oauth"])),
-            Err("the option --oauth needs --listen".into())
-        );
-        assert_eq!(
-            parse(&args(&["--listen", "127.0.0.1:0", "--deny"])),
-            Err("the option --deny needs --oauth".into())
-        );
-        assert_eq!(
-            parse(&args(&[
-                "--listen",
-                "127.0.0.1:0",
-                "--oauth",
-                "--token-lifetime",
-                "0"
-            ])),
-            Err("--token-lifetime needs a number from 1 to 86400, not '0'".into())
-        );
-        assert!(
-            parse(&args(&[
-                "--listen",
-                "127.0.0.1:0",
-                "--oauth",
-                "--bearer-env",
-                "T"
-            ]))
-            .is_err()
-        );
-        assert!(
-            parse(&args(&[
-                "--listen",
-                "127.0.0.1:0",
-                "--oauth",
-                "--cimd",
-                "--no-cimd"
-            ]))
-            .is_err()
-        );
-    }
-
-    #[test]
-    fn reads_the_test_browser() {
-        assert_eq!(
-            parse(&args(&[
-                "--browse",
-                "http://127.0.0.1:1/start/x",
-                "--ca-file",
-                "ca.pem"
-            ])),
-            Ok(Command::Browse(Browse {
-                url: "http://127.0.0.1:1/start/x".into(),
-                ca_file: Some("ca.pem".into()),
-            }))
-        );
-        assert_eq!(
-            parse(&args(&["--browse", "https://a/", "--oauth"])),
-            Err("the option --browse takes no other option than --ca-file".into())
-        );
-        assert_eq!(
-            parse(&args(&["--ca-file", "ca.pem"])),
-            Err("the option --ca-file needs --browse".into())
-        );
-    }
-
-    #[test]
-    fn reads_the_embedded_mode() {
-        let embedded = |discover| {
-            Ok(Command::Serve(Options {
-                embedded: Some(discover),
-                ..Options::default()
-            }))
-        };
-        assert_eq!(parse(&args(&["--embedded"])), embedded(Discover::Answer));
-        assert_eq!(
-            parse(&args(&["--embedded=refuse"])),
-            embedded(Discover::Refuse)
-        );
-        assert_eq!(
-            parse(&args(&["--embedded=yes"])),
-            Err("--embedded takes only =refuse, not 'yes'".into())
-        );
-        assert!(parse(&args(&["--embedded", "--listen", "127.0.0.1:0"])).is_err());
-        assert!(parse(&args(&["--embedded", "--close-stdout"])).is_err());
-    }
-
-    #[test]
-    fn refuses_arguments_that_are_not_valid() {
-        assert_eq!(
-            parse(&args(&["--many-tools", "x1"])),
-            Err("--many-tools needs a number, not 'x1'".into())
-        );
-        assert_eq!(
-            parse(&args(&["--many-tools"])),
-            Err("the option --many-tools needs a value".into())
-        );
-        assert_eq!(
-            parse(&args(&["--many-tools", "10001"])),
-            Err("--many-tools needs a number from 0 to 10000, not '10001'".into())
-        );
-        assert_eq!(
-            parse(&args(&["--bogus"])),
-            Err("the option --bogus is not known".into())
-        );
-        assert_eq!(
-            parse(&args(&["--close-stdout=1"])),
-            Err("the option --close-stdout takes no value".into())
-        );
-    }
-}
+#[path = "cli_tests.rs"]
+mod tests;

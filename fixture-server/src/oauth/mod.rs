@@ -68,6 +68,8 @@ pub struct Config {
     pub accept_cimd: bool,
     pub token_lifetime: Duration,
     pub refresh_tokens: bool,
+    /// The length of an access token, padded after its random part (`--access-token-bytes`).
+    pub access_token_bytes: Option<usize>,
     /// The 403 of `guarded` asks for `mcp:write` alone.
     pub step_up_scope_only: bool,
     /// The `token_endpoint_auth_method` that every registration answer names (RFC 7591
@@ -87,6 +89,7 @@ impl Config {
             accept_cimd: !options.no_cimd,
             token_lifetime: Duration::from_secs(u64::from(options.token_lifetime())),
             refresh_tokens: !options.no_refresh_tokens,
+            access_token_bytes: options.access_token_bytes.map(|n| n as usize),
             step_up_scope_only: options.step_up_scope_only,
             register_auth_method: options.register_auth_method.clone(),
             ca_pem,
@@ -179,7 +182,7 @@ impl AuthServer {
     /// successful token response (RFC 6749 §5.1).
     fn issue(&self, client_id: &str, scopes: Vec<String>) -> Value {
         let lifetime = self.config.token_lifetime;
-        let access = token("bfx_at_");
+        let access = padded(token("bfx_at_"), self.config.access_token_bytes);
         let mut store = self.store();
         store.access.insert(
             access.clone(),
@@ -233,6 +236,16 @@ pub fn token(prefix: &str) -> String {
         issued::report(kind.trim_end_matches('_'), &value);
     }
     value
+}
+
+/// `token` made `bytes` long with base64url characters after its random part (the stored
+/// sign-in of a large token spans several keychain credentials on Windows).
+fn padded(mut token: String, bytes: Option<usize>) -> String {
+    let bytes = bytes.unwrap_or(0);
+    while token.len() < bytes {
+        token.push('A');
+    }
+    token
 }
 
 /// The routes of the authorization server, the metadata and the test endpoints (not `/mcp`).
@@ -527,5 +540,8 @@ mod tests {
         let a = token("x_");
         assert_eq!(a.len(), 2 + 43);
         assert_ne!(a, token("x_"));
+        let long = padded(token("bfx_at_"), Some(4000));
+        assert_eq!(long.len(), 4000);
+        assert_eq!(padded(a.clone(), None), a);
     }
 }
