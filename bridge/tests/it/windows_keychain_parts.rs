@@ -10,11 +10,10 @@ use crate::support;
 
 use std::process::{Command, Stdio};
 
-use serde_json::json;
+use support::Bridge;
 use support::https_fixture::HttpsFixture;
 use support::oauth::{REMOVED, SIGN_IN, complete, free_port, wait_sign_in};
-use support::wine::{Wine, wine};
-use support::{Bridge, call};
+use support::wine::{Wine, add_then_stop, wine};
 
 /// The length of the fixture's access tokens: twice the 2048 bytes of one credential.
 const TOKEN_BYTES: &str = "4000";
@@ -46,14 +45,7 @@ fn session(b: &mut Bridge, sign_in: bool) {
     }
     let r = b.response(1);
     assert!(r.get("result").is_some(), "{r}\nstderr:\n{}", b.stderr());
-    b.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
-    let r = b.exchange(&call(2, "add", json!({"a": 2, "b": 3})));
-    assert!(
-        r["result"]["content"].to_string().contains('5'),
-        "{r}\nstderr:\n{}",
-        b.stderr()
-    );
-    b.close_and_expect_exit_0();
+    add_then_stop(b);
 }
 
 /// The names of the bridge's credentials in the prefix's Credential Manager (the subkeys of

@@ -11,11 +11,10 @@ use crate::support;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use serde_json::json;
+use support::Bridge;
 use support::https_fixture::HttpsFixture;
 use support::oauth::{REMOVED, SIGN_IN, complete, free_port, wait_sign_in};
-use support::wine::{Wine, local_app_data, windows_path, wine};
-use support::{Bridge, call};
+use support::wine::{Wine, add_then_stop, local_app_data, windows_path, wine};
 
 const KEY: &str = "8899aabbccddeeff00112233445566778899aabbccddeeff0011223344556677";
 
@@ -34,14 +33,7 @@ fn start(w: &Wine, url: &str, port: u16, args: &[&str], env: &[(&str, &str)]) ->
 /// Initializes (signing in where the store has nothing), calls `add`, and stops.
 fn session(b: &mut Bridge) {
     b.initialize();
-    b.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
-    let r = b.exchange(&call(2, "add", json!({"a": 2, "b": 3})));
-    assert!(
-        r["result"]["content"].to_string().contains('5'),
-        "{r}\nstderr:\n{}",
-        b.stderr()
-    );
-    b.close_and_expect_exit_0();
+    add_then_stop(b);
 }
 
 /// `mcp-bridge-vscode logout <args>` under wine: the exit code and stderr.

@@ -47,3 +47,16 @@ pub fn local_app_data() -> Option<PathBuf> {
         .find(|p| p.file_name().is_some_and(|n| n != "Public") && p.is_dir())?;
     Some(user.join("AppData").join("Local"))
 }
+
+/// After `initialize` was answered: `notifications/initialized`, a call of the fixture's `add`
+/// (checked), then the end of stdin and exit 0.
+pub fn add_then_stop(b: &mut super::Bridge) {
+    b.send(&serde_json::json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+    let r = b.exchange(&super::call(2, "add", serde_json::json!({"a": 2, "b": 3})));
+    assert!(
+        r["result"]["content"].to_string().contains('5'),
+        "{r}\nstderr:\n{}",
+        b.stderr()
+    );
+    b.close_and_expect_exit_0();
+}
