@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value, json};
 
 mod binaries;
+mod idle;
 mod measures;
 mod memory;
 mod peer;
@@ -34,6 +35,7 @@ mod stats;
 mod url;
 
 use binaries::*;
+use idle::*;
 use measures::*;
 use memory::*;
 use peer::*;
@@ -53,6 +55,8 @@ pub(crate) struct Config {
     pub(crate) growth: usize,
     pub(crate) list_changes: usize,
     pub(crate) inits: usize,
+    pub(crate) inflight_batches: usize,
+    pub(crate) forms: usize,
 }
 
 pub(crate) struct Row {
@@ -83,6 +87,8 @@ fn main() {
             growth: growth_arg.unwrap_or(1000),
             list_changes: 50,
             inits: 3,
+            inflight_batches: 3,
+            forms: 5,
         }
     } else {
         Config {
@@ -95,6 +101,8 @@ fn main() {
             growth: growth_arg.unwrap_or(20_000),
             list_changes: 1000,
             inits: 10,
+            inflight_batches: 31,
+            forms: 200,
         }
     };
     build_binaries();
@@ -107,19 +115,22 @@ fn main() {
     );
     if argv.iter().any(|a| a == "--url-only") {
         // Only the URL form (a quick look at it).
-        let f = url::measure(&fixture, &bridge, cfg.round_trips / 2, cfg.warmup);
+        let f = url::measure(
+            &fixture,
+            &bridge,
+            cfg.round_trips / 2,
+            cfg.warmup,
+            cfg.forms,
+        );
         println!("{}", f.as_ref().map(url::to_json).unwrap_or(Value::Null));
         return;
     }
     let fixture_arg = fixture.to_string_lossy().into_owned();
+    // Idle: after initialize, before any call; before any other bridge of this binary runs.
+    drop_cached_pages(&bridge);
+    let idle = idle_bridges(|| start_bridge(&bridge, &fixture));
     let mut peers = start_all(&fixture);
     let names = ["direct", "via a plain relay", "via the bridge"];
-
-    // Idle: after initialize, before any call.
-    std::thread::sleep(Duration::from_millis(300));
-    let bridge_pid = peers[2].pid();
-    let idle_rss = status_bytes(bridge_pid, "VmRSS");
-    let idle_anon = status_bytes(bridge_pid, "RssAnon");
 
     let mut rows = Vec::new();
     let mut each = |key, label: String, unit, f: &mut dyn FnMut(&mut [Peer]) -> Vec<Stats>| {
@@ -141,6 +152,13 @@ fn main() {
         format!("tools/call echo round trip ({rt} calls)"),
         us,
         &mut |p| calls(p, &echo, warm, rt),
+    );
+    let (batch, batches) = (cfg.round_trips / 10, cfg.inflight_batches);
+    each(
+        "inflight32",
+        format!("32 calls in flight, time per call ({batches} × {batch} calls)"),
+        us,
+        &mut |p| inflight(p, 32, batch, batches),
     );
     let big = echo_args(16 * MIB);
     let runs = cfg.big_runs;
@@ -183,8 +201,10 @@ fn main() {
     for mib in [1usize, 16, 64] {
         let args = echo_args(if mib == 64 { HUGE_BYTES } else { mib * MIB });
         reset_peak(fresh_pid);
-        fresh.call("tools/call", args);
-        peaks.push((mib, status_bytes(fresh_pid, "VmHWM")));
+        let ((), pss) = peak_pss(fresh_pid, || {
+            fresh.call("tools/call", args);
+        });
+        peaks.push((mib, status_bytes(fresh_pid, "VmHWM"), pss));
     }
     // Growth over many round trips, from a settled start: the first small calls after the
     // 64 MiB peak let the allocator hand that memory back.
@@ -192,33 +212,42 @@ fn main() {
     for _ in 0..cfg.growth / 20 {
         fresh.call("tools/call", echo.clone());
     }
-    let before_growth = status_bytes(fresh_pid, "VmRSS");
+    let before_growth = (status_bytes(fresh_pid, "VmRSS"), Sizes::of(fresh_pid).pss);
     for _ in 0..cfg.growth {
         fresh.call("tools/call", echo.clone());
     }
-    let after_growth = status_bytes(fresh_pid, "VmRSS");
+    let after_growth = (status_bytes(fresh_pid, "VmRSS"), Sizes::of(fresh_pid).pss);
     fresh.stop();
     for peer in peers {
         peer.stop();
     }
     eprintln!("the URL form …");
-    let url_form = url::measure(&fixture, &bridge, cfg.round_trips / 2, cfg.warmup);
+    let url_form = url::measure(
+        &fixture,
+        &bridge,
+        cfg.round_trips / 2,
+        cfg.warmup,
+        cfg.forms,
+    );
     eprintln!("startup …");
     let me_inits = cfg.inits;
     let init_direct = startup(&fixture, &[], true, me_inits);
     let init_bridge = startup(&bridge, &["--", &fixture_arg], false, me_inits);
 
-    report(
+    let failed = report(
         &rows,
         json_out,
         &cfg,
         Memory {
-            idle: idle_rss,
-            idle_anon,
+            idle,
             peaks,
-            growth: (before_growth, after_growth),
+            growth_rss: (before_growth.0, after_growth.0),
+            growth_pss: (before_growth.1, after_growth.1),
         },
         (init_direct, init_bridge),
         url_form.as_ref(),
     );
+    if failed {
+        std::process::exit(1);
+    }
 }
