@@ -6,6 +6,7 @@
 //!
 //! cargo build --release --workspace --examples
 //! target/release/examples/bench [--json] [--growth N] [--quick] [--url-only]
+//! target/release/examples/bench [--quick] --compare NAME=BRIDGE NAME=BRIDGE …
 //!
 //! The bench first builds the bridge and the fixture with its own profile (a no-op when they
 //! are up to date), so that it never measures stale binaries.
@@ -26,6 +27,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value, json};
 
 mod binaries;
+mod compare;
 mod idle;
 mod measures;
 mod memory;
@@ -113,6 +115,10 @@ fn main() {
         bridge.display(),
         fixture.display()
     );
+    if let Some(i) = argv.iter().position(|a| a == "--compare") {
+        compare::compare(&argv[i + 1..], &fixture, &cfg);
+        return;
+    }
     if argv.iter().any(|a| a == "--url-only") {
         // Only the URL form (a quick look at it).
         let f = url::measure(
