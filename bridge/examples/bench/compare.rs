@@ -6,19 +6,34 @@
 use super::*;
 
 pub(crate) fn compare(specs: &[String], fixture: &Path, cfg: &Config) {
-    let bins: Vec<(String, PathBuf)> = specs
+    // NAME=PATH, or NAME=PATH;VAR=VALUE to run that binary with one more variable (one build
+    // whose choices are switched at run time keeps the code layout alike in every column).
+    let bins: Vec<(String, PathBuf, Option<(String, String)>)> = specs
         .iter()
-        .map(|s| match s.split_once('=') {
-            Some((name, path)) => (name.to_owned(), PathBuf::from(path)),
-            None => (s.clone(), PathBuf::from(s)),
+        .map(|s| {
+            let (name, rest) = s.split_once('=').unwrap_or((s, s));
+            let (path, var) = match rest.split_once(';') {
+                Some((path, var)) => (path, var.split_once('=')),
+                None => (rest, None),
+            };
+            let var = var.map(|(k, v)| (k.to_owned(), v.to_owned()));
+            (name.to_owned(), PathBuf::from(path), var)
         })
         .collect();
     let fixture_arg = fixture.to_string_lossy().into_owned();
     let me = std::env::current_exe().expect("exe");
     let mut peers = vec![Peer::start(&me, &["--relay", &fixture_arg], true)];
     peers[0].call("server/discover", json!({}));
-    for (_, path) in &bins {
-        peers.push(start_bridge(path, fixture));
+    for (_, path, var) in &bins {
+        let mut command = Command::new(path);
+        command.args(["--", &fixture_arg]);
+        if let Some((k, v)) = var {
+            command.env(k, v);
+        }
+        let mut peer = Peer::from_command(command, false);
+        peer.call("initialize", init_params());
+        peer.send(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+        peers.push(peer);
     }
     let mut names = vec!["relay".to_owned()];
     names.extend(bins.iter().map(|b| b.0.clone()));
