@@ -5,10 +5,13 @@
 
 use super::*;
 
+/// One column: its name, the binary, and one more variable to run it with.
+type Spec = (String, PathBuf, Option<(String, String)>);
+
 pub(crate) fn compare(specs: &[String], fixture: &Path, cfg: &Config) {
     // NAME=PATH, or NAME=PATH;VAR=VALUE to run that binary with one more variable (one build
     // whose choices are switched at run time keeps the code layout alike in every column).
-    let bins: Vec<(String, PathBuf, Option<(String, String)>)> = specs
+    let bins: Vec<Spec> = specs
         .iter()
         .map(|s| {
             let (name, rest) = s.split_once('=').unwrap_or((s, s));

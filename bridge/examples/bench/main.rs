@@ -199,8 +199,8 @@ fn main() {
     );
 
     // Peak while passing one message of N bytes (a fresh peak for each size), in a bridge
-    // that has passed nothing larger before: the bridge keeps the buffers of a burst of large
-    // lines for a few seconds, and the runs above would count in every peak.
+    // that has passed nothing larger before: the allocator may keep some of what the large
+    // lines above freed, and the runs above would count in every peak.
     let mut fresh = start_bridge(&bridge, &fixture);
     let fresh_pid = fresh.pid();
     let mut peaks = Vec::new();
