@@ -3,6 +3,16 @@
 
 use super::*;
 
+/// This bench's own binary, also after the build above replaced it while it runs (Linux then
+/// names the running one `<path> (deleted)`, and the new one is at `<path>`).
+pub(crate) fn me() -> PathBuf {
+    let exe = std::env::current_exe().expect("exe");
+    match exe.to_str().and_then(|p| p.strip_suffix(" (deleted)")) {
+        Some(p) => PathBuf::from(p),
+        None => exe,
+    }
+}
+
 pub(crate) fn target_dir() -> PathBuf {
     // target/<profile>/examples/bench → target
     let exe = std::env::current_exe().expect("exe");

@@ -24,7 +24,7 @@ pub(crate) fn compare(specs: &[String], fixture: &Path, cfg: &Config) {
         })
         .collect();
     let fixture_arg = fixture.to_string_lossy().into_owned();
-    let me = std::env::current_exe().expect("exe");
+    let me = me();
     let mut peers = vec![Peer::start(&me, &["--relay", &fixture_arg], true)];
     peers[0].call("server/discover", json!({}));
     for (_, path, var) in &bins {

@@ -196,7 +196,7 @@ pub(crate) fn relay(program: &str, args: &[String]) {
 
 pub(crate) fn start_all(fixture: &Path) -> [Peer; 3] {
     let fixture_arg = fixture.to_string_lossy().into_owned();
-    let me = std::env::current_exe().expect("exe");
+    let me = me();
     let mut direct = Peer::start(fixture, &[], true);
     let mut relayed = Peer::start(&me, &["--relay", &fixture_arg], true);
     for peer in [&mut direct, &mut relayed] {
