@@ -1,18 +1,21 @@
 //! Benchmark (not a test): each measure straight to the fixture, through a plain byte relay
 //! (this example with `--relay`: one more process that copies the bytes both ways without
 //! reading them, the floor of any bridge) and through the bridge, side by side in one run, with
-//! the ratios; and the resident memory of the bridge (idle, peak while passing one message of N
-//! bytes, growth over many round trips).
+//! the ratios (echo, 32 calls in flight, 16 and 64 MiB, list changes, the start); and the
+//! memory of the bridge as PSS and USS, with RSS beside them ([`idle`]: 1 and 10 idle
+//! bridges; peak while passing one message of N bytes; growth over many round trips).
 //!
 //! cargo build --release --workspace --examples
 //! target/release/examples/bench [--json] [--growth N] [--quick] [--url-only]
 //! target/release/examples/bench [--quick] --compare NAME=BRIDGE NAME=BRIDGE …
 //!
-//! The bench first builds the bridge and the fixture with its own profile (a no-op when they
-//! are up to date), so that it never measures stale binaries.
+//! The bench first builds the workspace's binaries with its own profile and the feature set
+//! of `--workspace --examples` (a no-op after the command above), so that it never measures
+//! stale binaries. `--compare` ([`compare`]) runs bridge binaries side by side.
 //!
 //! The URL form ([`url`]) runs the fixture with `--listen` and compares the bridge with a
-//! direct HTTPS client, and with `mcp-remote` when `MCP_REMOTE` names its `dist/proxy.js`.
+//! direct HTTPS client, and with `mcp-remote --protocol auto` when `MCP_REMOTE` names its
+//! `dist/proxy.js`; every call of mcp-remote must succeed, else the bench exits 1.
 //!
 //! `--json` adds one JSON object with every figure on the last line. `--growth N` sets the
 //! round trips of the growth measure (default 20 000; the aim is stated for 100 000).
