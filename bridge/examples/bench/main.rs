@@ -132,6 +132,15 @@ fn main() {
             cfg.forms,
         );
         println!("{}", f.as_ref().map(url::to_json).unwrap_or(Value::Null));
+        if let Some(Ok(r)) = f.as_ref().map(|f| &f.remote)
+            && r.calls_failed > 0
+        {
+            eprintln!(
+                "THE COMPARISON FAILS: {} of mcp-remote's calls failed",
+                r.calls_failed
+            );
+            std::process::exit(1);
+        }
         return;
     }
     let fixture_arg = fixture.to_string_lossy().into_owned();
