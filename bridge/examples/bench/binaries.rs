@@ -3,6 +3,16 @@
 
 use super::*;
 
+/// This bench's own binary, also after the build above replaced it while it runs (Linux then
+/// names the running one `<path> (deleted)`, and the new one is at `<path>`).
+pub(crate) fn me() -> PathBuf {
+    let exe = std::env::current_exe().expect("exe");
+    match exe.to_str().and_then(|p| p.strip_suffix(" (deleted)")) {
+        Some(p) => PathBuf::from(p),
+        None => exe,
+    }
+}
+
 pub(crate) fn target_dir() -> PathBuf {
     // target/<profile>/examples/bench → target
     let exe = std::env::current_exe().expect("exe");
@@ -14,8 +24,12 @@ pub(crate) fn target_dir() -> PathBuf {
 
 /// Builds the bridge and the fixture with the bench's own profile, so that the figures are
 /// those of the sources beside it (`cargo build --examples` alone builds no binary), into
-/// target/<profile>/. Skipped when BRIDGE_BIN or BRIDGE_FIXTURE_SERVER names a binary; a build
-/// that cannot run leaves what is there.
+/// target/<profile>/. One command for the whole workspace with its examples: the feature set
+/// is then that of `cargo build --release --workspace --examples`, so this build reuses what
+/// that one built (a build of one package alone unifies fewer features and would rebuild the
+/// shared crates, and the next workspace build would rebuild them back). Skipped when
+/// BRIDGE_BIN or BRIDGE_FIXTURE_SERVER names a binary; a build that cannot run leaves what is
+/// there.
 pub(crate) fn build_binaries() {
     if std::env::var_os("BRIDGE_BIN").is_some()
         || std::env::var_os("BRIDGE_FIXTURE_SERVER").is_some()
@@ -41,22 +55,15 @@ pub(crate) fn build_binaries() {
         other => &["--profile", other],
     };
     eprintln!("building the bridge and the fixture ({profile}) …");
-    for what in [
-        &["build", "--quiet", "-p", "mcp-bridge-vscode", "--bins"][..],
-        &["build", "--quiet", "-p", "bridge-fixture-server", "--bins"],
-    ] {
-        let status = Command::new(&cargo)
-            .current_dir(workspace)
-            .args(what)
-            .args(profile_args)
-            .status();
-        match status {
-            Ok(status) if status.success() => {}
-            Ok(status) => {
-                eprintln!("the build failed ({status}); measuring the binaries that exist")
-            }
-            Err(e) => eprintln!("cannot run cargo ({e}); measuring the binaries that exist"),
-        }
+    let status = Command::new(&cargo)
+        .current_dir(workspace)
+        .args(["build", "--quiet", "--workspace", "--bins", "--examples"])
+        .args(profile_args)
+        .status();
+    match status {
+        Ok(status) if status.success() => {}
+        Ok(status) => eprintln!("the build failed ({status}); measuring the binaries that exist"),
+        Err(e) => eprintln!("cannot run cargo ({e}); measuring the binaries that exist"),
     }
 }
 

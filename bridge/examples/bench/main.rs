@@ -1,17 +1,21 @@
 //! Benchmark (not a test): each measure straight to the fixture, through a plain byte relay
 //! (this example with `--relay`: one more process that copies the bytes both ways without
 //! reading them, the floor of any bridge) and through the bridge, side by side in one run, with
-//! the ratios; and the resident memory of the bridge (idle, peak while passing one message of N
-//! bytes, growth over many round trips).
+//! the ratios (echo, 32 calls in flight, 16 and 64 MiB, list changes, the start); and the
+//! memory of the bridge as PSS and USS, with RSS beside them ([`idle`]: 1 and 10 idle
+//! bridges; peak while passing one message of N bytes; growth over many round trips).
 //!
 //! cargo build --release --workspace --examples
 //! target/release/examples/bench [--json] [--growth N] [--quick] [--url-only]
+//! target/release/examples/bench [--quick] --compare NAME=BRIDGE NAME=BRIDGE …
 //!
-//! The bench first builds the bridge and the fixture with its own profile (a no-op when they
-//! are up to date), so that it never measures stale binaries.
+//! The bench first builds the workspace's binaries with its own profile and the feature set
+//! of `--workspace --examples` (a no-op after the command above), so that it never measures
+//! stale binaries. `--compare` ([`compare`]) runs bridge binaries side by side.
 //!
 //! The URL form ([`url`]) runs the fixture with `--listen` and compares the bridge with a
-//! direct HTTPS client, and with `mcp-remote` when `MCP_REMOTE` names its `dist/proxy.js`.
+//! direct HTTPS client, and with `mcp-remote --protocol auto` when `MCP_REMOTE` names its
+//! `dist/proxy.js`; every call of mcp-remote must succeed, else the bench exits 1.
 //!
 //! `--json` adds one JSON object with every figure on the last line. `--growth N` sets the
 //! round trips of the growth measure (default 20 000; the aim is stated for 100 000).
@@ -26,6 +30,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value, json};
 
 mod binaries;
+mod compare;
+mod idle;
 mod measures;
 mod memory;
 mod peer;
@@ -34,6 +40,7 @@ mod stats;
 mod url;
 
 use binaries::*;
+use idle::*;
 use measures::*;
 use memory::*;
 use peer::*;
@@ -53,6 +60,8 @@ pub(crate) struct Config {
     pub(crate) growth: usize,
     pub(crate) list_changes: usize,
     pub(crate) inits: usize,
+    pub(crate) inflight_batches: usize,
+    pub(crate) forms: usize,
 }
 
 pub(crate) struct Row {
@@ -83,6 +92,8 @@ fn main() {
             growth: growth_arg.unwrap_or(1000),
             list_changes: 50,
             inits: 3,
+            inflight_batches: 3,
+            forms: 5,
         }
     } else {
         Config {
@@ -95,6 +106,8 @@ fn main() {
             growth: growth_arg.unwrap_or(20_000),
             list_changes: 1000,
             inits: 10,
+            inflight_batches: 31,
+            forms: 200,
         }
     };
     build_binaries();
@@ -105,21 +118,37 @@ fn main() {
         bridge.display(),
         fixture.display()
     );
+    if let Some(i) = argv.iter().position(|a| a == "--compare") {
+        compare::compare(&argv[i + 1..], &fixture, &cfg);
+        return;
+    }
     if argv.iter().any(|a| a == "--url-only") {
         // Only the URL form (a quick look at it).
-        let f = url::measure(&fixture, &bridge, cfg.round_trips / 2, cfg.warmup);
+        let f = url::measure(
+            &fixture,
+            &bridge,
+            cfg.round_trips / 2,
+            cfg.warmup,
+            cfg.forms,
+        );
         println!("{}", f.as_ref().map(url::to_json).unwrap_or(Value::Null));
+        if let Some(Ok(r)) = f.as_ref().map(|f| &f.remote)
+            && r.calls_failed > 0
+        {
+            eprintln!(
+                "THE COMPARISON FAILS: {} of mcp-remote's calls failed",
+                r.calls_failed
+            );
+            std::process::exit(1);
+        }
         return;
     }
     let fixture_arg = fixture.to_string_lossy().into_owned();
+    // Idle: after initialize, before any call; before any other bridge of this binary runs.
+    drop_cached_pages(&bridge);
+    let idle = idle_bridges(|| start_bridge(&bridge, &fixture));
     let mut peers = start_all(&fixture);
     let names = ["direct", "via a plain relay", "via the bridge"];
-
-    // Idle: after initialize, before any call.
-    std::thread::sleep(Duration::from_millis(300));
-    let bridge_pid = peers[2].pid();
-    let idle_rss = status_bytes(bridge_pid, "VmRSS");
-    let idle_anon = status_bytes(bridge_pid, "RssAnon");
 
     let mut rows = Vec::new();
     let mut each = |key, label: String, unit, f: &mut dyn FnMut(&mut [Peer]) -> Vec<Stats>| {
@@ -141,6 +170,13 @@ fn main() {
         format!("tools/call echo round trip ({rt} calls)"),
         us,
         &mut |p| calls(p, &echo, warm, rt),
+    );
+    let (batch, batches) = (cfg.round_trips / 10, cfg.inflight_batches);
+    each(
+        "inflight32",
+        format!("32 calls in flight, time per call ({batches} × {batch} calls)"),
+        us,
+        &mut |p| inflight(p, 32, batch, batches),
     );
     let big = echo_args(16 * MIB);
     let runs = cfg.big_runs;
@@ -175,16 +211,18 @@ fn main() {
     );
 
     // Peak while passing one message of N bytes (a fresh peak for each size), in a bridge
-    // that has passed nothing larger before: the bridge keeps the buffers of a burst of large
-    // lines for a few seconds, and the runs above would count in every peak.
+    // that has passed nothing larger before: the allocator may keep some of what the large
+    // lines above freed, and the runs above would count in every peak.
     let mut fresh = start_bridge(&bridge, &fixture);
     let fresh_pid = fresh.pid();
     let mut peaks = Vec::new();
     for mib in [1usize, 16, 64] {
         let args = echo_args(if mib == 64 { HUGE_BYTES } else { mib * MIB });
         reset_peak(fresh_pid);
-        fresh.call("tools/call", args);
-        peaks.push((mib, status_bytes(fresh_pid, "VmHWM")));
+        let ((), pss) = peak_pss(fresh_pid, || {
+            fresh.call("tools/call", args);
+        });
+        peaks.push((mib, status_bytes(fresh_pid, "VmHWM"), pss));
     }
     // Growth over many round trips, from a settled start: the first small calls after the
     // 64 MiB peak let the allocator hand that memory back.
@@ -192,33 +230,42 @@ fn main() {
     for _ in 0..cfg.growth / 20 {
         fresh.call("tools/call", echo.clone());
     }
-    let before_growth = status_bytes(fresh_pid, "VmRSS");
+    let before_growth = (status_bytes(fresh_pid, "VmRSS"), Sizes::of(fresh_pid).pss);
     for _ in 0..cfg.growth {
         fresh.call("tools/call", echo.clone());
     }
-    let after_growth = status_bytes(fresh_pid, "VmRSS");
+    let after_growth = (status_bytes(fresh_pid, "VmRSS"), Sizes::of(fresh_pid).pss);
     fresh.stop();
     for peer in peers {
         peer.stop();
     }
     eprintln!("the URL form …");
-    let url_form = url::measure(&fixture, &bridge, cfg.round_trips / 2, cfg.warmup);
+    let url_form = url::measure(
+        &fixture,
+        &bridge,
+        cfg.round_trips / 2,
+        cfg.warmup,
+        cfg.forms,
+    );
     eprintln!("startup …");
     let me_inits = cfg.inits;
     let init_direct = startup(&fixture, &[], true, me_inits);
     let init_bridge = startup(&bridge, &["--", &fixture_arg], false, me_inits);
 
-    report(
+    let failed = report(
         &rows,
         json_out,
         &cfg,
         Memory {
-            idle: idle_rss,
-            idle_anon,
+            idle,
             peaks,
-            growth: (before_growth, after_growth),
+            growth_rss: (before_growth.0, after_growth.0),
+            growth_pss: (before_growth.1, after_growth.1),
         },
         (init_direct, init_bridge),
         url_form.as_ref(),
     );
+    if failed {
+        std::process::exit(1);
+    }
 }

@@ -99,3 +99,42 @@ pub(crate) fn startup(program: &Path, args: &[&str], modern: bool, runs: usize) 
         peer.stop();
     })
 }
+
+/// Many calls in flight: `window` echo calls are sent at once, and each response lets one more
+/// go, up to `per_batch` calls; a sample is the time per call of one batch (its inverse is the
+/// calls per second). The batches of the peers are interleaved as the round trips are.
+pub(crate) fn inflight(
+    peers: &mut [Peer],
+    window: usize,
+    per_batch: usize,
+    batches: usize,
+) -> Vec<Stats> {
+    let echo = json!({"name":"echo","arguments":{"text":"hello"}});
+    interleaved(peers, batches, |_, peer| {
+        let mut frames: Vec<(u64, Vec<u8>)> = (0..per_batch)
+            .map(|_| peer.frame("tools/call", echo.clone()))
+            .rev()
+            .collect();
+        // The ids of the batch, whatever order the frames were built in.
+        let first = frames.iter().map(|f| f.0).min().unwrap_or(0);
+        let t = Instant::now();
+        let mut window_bytes = Vec::new();
+        for _ in 0..window.min(per_batch) {
+            if let Some((_, frame)) = frames.pop() {
+                window_bytes.extend_from_slice(&frame);
+            }
+        }
+        peer.send(&window_bytes);
+        let mut done = 0;
+        while done < per_batch {
+            if let Some(ok) = peer.read_response_in(first..first + per_batch as u64) {
+                assert!(ok, "error: {:.300}", String::from_utf8_lossy(&peer.line));
+                done += 1;
+                if let Some((_, frame)) = frames.pop() {
+                    peer.send(&frame);
+                }
+            }
+        }
+        t.elapsed() / per_batch as u32
+    })
+}

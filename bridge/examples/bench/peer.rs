@@ -88,6 +88,48 @@ impl Peer {
         }
     }
 
+    /// Reads one line: `Some(is_result)` when it is the response to an id in `ids`, `None` for
+    /// anything else (a notification, counted).
+    pub(crate) fn read_response_in(&mut self, ids: std::ops::Range<u64>) -> Option<bool> {
+        self.line.clear();
+        let n = self.stdout.read_until(b'\n', &mut self.line).expect("read");
+        assert!(n > 0, "the peer closed its output");
+        let v: Value = serde_json::from_slice(&self.line).expect("one JSON line");
+        let id = v.get("id").and_then(Value::as_u64);
+        match id {
+            Some(id) if ids.contains(&id) && v.get("method").is_none() => {
+                Some(v.get("result").is_some())
+            }
+            _ => {
+                self.notes += 1;
+                None
+            }
+        }
+    }
+
+    /// One input round: `ask_form` asks the client for a form (`elicitation/create`), which is
+    /// answered; `true` when the call then got a result that is not a tool error.
+    pub(crate) fn form_round(&mut self) -> bool {
+        let (id, frame) = self.frame("tools/call", json!({"name":"ask_form","arguments":{}}));
+        self.send(&frame);
+        loop {
+            self.line.clear();
+            let n = self.stdout.read_until(b'\n', &mut self.line).expect("read");
+            assert!(n > 0, "the peer closed its output");
+            let v: Value = serde_json::from_slice(&self.line).expect("one JSON line");
+            if v.get("method").and_then(Value::as_str) == Some("elicitation/create") {
+                let answer = json!({"jsonrpc":"2.0","id":v["id"],
+                    "result":{"action":"accept","content":{"name":"Ada"}}});
+                let mut bytes = serde_json::to_vec(&answer).expect("json");
+                bytes.push(b'\n');
+                self.send(&bytes);
+            } else if v.get("id") == Some(&json!(id)) && v.get("method").is_none() {
+                let result = v.get("result");
+                return result.is_some_and(|r| r.get("isError") != Some(&json!(true)));
+            }
+        }
+    }
+
     pub(crate) fn call(&mut self, method: &str, params: Value) -> usize {
         let (id, frame) = self.frame(method, params);
         self.exchange(id, &frame)
@@ -154,7 +196,7 @@ pub(crate) fn relay(program: &str, args: &[String]) {
 
 pub(crate) fn start_all(fixture: &Path) -> [Peer; 3] {
     let fixture_arg = fixture.to_string_lossy().into_owned();
-    let me = std::env::current_exe().expect("exe");
+    let me = me();
     let mut direct = Peer::start(fixture, &[], true);
     let mut relayed = Peer::start(&me, &["--relay", &fixture_arg], true);
     for peer in [&mut direct, &mut relayed] {
@@ -181,5 +223,5 @@ pub(crate) fn start_bridge(bridge: &Path, fixture: &Path) -> Peer {
 }
 
 pub(crate) fn init_params() -> Value {
-    json!({"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}})
+    json!({"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"bench","version":"1"}})
 }

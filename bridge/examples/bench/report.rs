@@ -1,4 +1,5 @@
-//! The report: the table with the ratios, and `--json`'s object.
+//! The report: the table with the ratios, the memory, the URL form, and `--json`'s object
+//! (printed last). Returns whether the comparison with mcp-remote failed.
 
 use super::*;
 
@@ -9,7 +10,7 @@ pub(crate) fn report(
     mem: Memory,
     init: (Stats, Stats),
     url_form: Option<&url::UrlFigures>,
-) {
+) -> bool {
     let ratio = |a: Duration, b: Duration| secs(a) / secs(b);
     println!();
     println!(
@@ -54,50 +55,66 @@ pub(crate) fn report(
         init_over * 1e3
     );
     let mb = |b: u64| b as f64 / 1e6;
+    let kib_mb = |k: u64| k as f64 * 1024.0 / 1e6;
     println!(
-        "bridge resident memory: idle {:.1} MB, of which {:.1} MB anonymous (the rest: file pages of the executable and libraries, shared by every bridge process)",
-        mb(mem.idle),
-        mb(mem.idle_anon)
+        "\nbridge memory (PSS: pages shared among the processes that map them; USS: its own pages; RSS: every mapped page):"
     );
+    mem.idle.print("stdio form");
     let mut peaks = Map::new();
-    for (mib, peak) in &mem.peaks {
+    for (mib, rss, pss) in &mem.peaks {
         let n = (*mib * MIB) as f64;
         println!(
-            "  peak while passing one {mib} MiB echo: {:.1} MB ({:.2} × N; aim 3 × N + 8 MB = {:.1} MB)",
-            mb(*peak),
-            *peak as f64 / n,
-            mb((3.0 * n) as u64 + 8_000_000)
+            "  peak while passing one {mib} MiB echo: PSS {:.1} MB ({:.2} × N), RSS {:.1} MB",
+            kib_mb(*pss),
+            *pss as f64 * 1024.0 / n,
+            mb(*rss),
         );
-        peaks.insert(format!("{mib}MiB"), json!(peak));
+        peaks.insert(
+            format!("{mib}MiB"),
+            json!({"pss_kib": pss, "rss_bytes": rss}),
+        );
     }
-    let (g0, g1) = mem.growth;
+    let (g0, g1) = mem.growth_pss;
+    let (r0, r1) = mem.growth_rss;
     println!(
-        "  over {} round trips: {:.1} MB → {:.1} MB ({:+.2} MB)",
+        "  over {} round trips: PSS {:.2} MB → {:.2} MB ({:+} KiB); RSS {:.1} MB → {:.1} MB",
         cfg.growth,
-        mb(g0),
-        mb(g1),
-        mb(g1) - mb(g0)
+        kib_mb(g0),
+        kib_mb(g1),
+        g1 as i64 - g0 as i64,
+        mb(r0),
+        mb(r1)
     );
+    let mut failed = false;
     let url_json = url_form.map(|f| {
         let us = |d: Duration| secs(d) * 1e6;
         println!(
-            "\nURL form, tools/call echo round trip (median): direct HTTPS client {:.1} µs, via the bridge {:.1} µs (+{:.1} µs, {:.2}×); bridge resident {:.1} MB",
+            "\nURL form, tools/call echo round trip (median): direct HTTPS client {:.1} µs, via the bridge {:.1} µs (+{:.1} µs, {:.2}×); form round via the bridge {:.1} µs",
             us(f.direct.median),
             us(f.bridge.median),
             us(f.bridge.median) - us(f.direct.median),
             ratio(f.bridge.median, f.direct.median),
-            mb(f.bridge_rss)
+            us(f.bridge_form.median),
         );
+        f.bridge_idle.print("URL form");
         match &f.remote {
             Ok(r) => {
                 println!(
-                    "  via mcp-remote {:.1} µs (+{:.1} µs); resident {:.1} MB",
+                    "  via mcp-remote --protocol {}: echo {:.1} µs ({:.1}× the bridge's), form round {:.1} µs; idle PSS {:.1} MB ({:.1}× the bridge's), USS {:.1} MB, RSS {:.1} MB; {} of {} calls failed",
+                    url::REMOTE_PROTOCOL,
                     us(r.round_trip.median),
-                    us(r.round_trip.median) - us(f.direct.median),
-                    mb(r.rss)
+                    ratio(r.round_trip.median, f.bridge.median),
+                    us(r.form.median),
+                    kib_mb(r.idle.pss),
+                    r.idle.pss as f64 / f.bridge_idle.one.pss.max(1) as f64,
+                    kib_mb(r.idle.uss),
+                    kib_mb(r.idle.rss),
+                    r.calls_failed,
+                    r.calls,
                 );
                 if let Some(e) = &r.error {
-                    println!("  mcp-remote could not call the tool; each call got: {e:.300}");
+                    failed = true;
+                    println!("  THE COMPARISON FAILS: mcp-remote's calls did not all succeed; the first error: {e:.300}");
                 }
             }
             Err(why) => println!("  mcp-remote: {why}"),
@@ -108,18 +125,44 @@ pub(crate) fn report(
         );
         url::to_json(f)
     });
+    // 32 calls in flight: the ratio of calls per second (the inverse of the time per call).
+    if let Some(r) = rows.iter().find(|r| r.key == "inflight32") {
+        let [_, rl, b] = r.cols;
+        println!(
+            "32 calls in flight: relay {:.0} calls/s, bridge {:.0} calls/s",
+            1.0 / secs(rl.median),
+            1.0 / secs(b.median)
+        );
+        ratios.insert(
+            "inflight32_bridge_to_relay".into(),
+            json!(ratio(rl.median, b.median)),
+        );
+    }
     if json_out {
         let out = json!({
-            "url_form": url_json,
+            "url": url_json,
             "measures": measures,
             "ratios": ratios,
             "initialize": {"direct_discover_median_s": secs(init_direct.median),
                 "bridge_initialize_median_s": secs(init_bridge.median),
-                "bridge_overhead_s": init_over, "runs": cfg.inits},
-            "rss_bytes": {"idle": mem.idle, "idle_anon": mem.idle_anon, "peak_per_message": peaks,
-                "growth": {"round_trips": cfg.growth, "before": g0, "after": g1,
-                    "delta": g1 as i64 - g0 as i64}},
+                "overhead_ms": init_over * 1e3, "runs": cfg.inits},
+            "memory": {
+                "pss_per_bridge_1_kib": mem.idle.one.pss,
+                "uss_per_bridge_1_kib": mem.idle.one.uss,
+                "rss_per_bridge_1_kib": mem.idle.one.rss,
+                "pss_per_bridge_10_kib": mem.idle.ten_each.pss,
+                "uss_per_bridge_10_kib": mem.idle.ten_each.uss,
+                "rss_per_bridge_10_kib": mem.idle.ten_each.rss,
+                "url_pss_kib": url_form.map(|f| f.bridge_idle.one.pss),
+                "url_uss_kib": url_form.map(|f| f.bridge_idle.one.uss),
+                "url_rss_kib": url_form.map(|f| f.bridge_idle.one.rss),
+                "url_pss_per_bridge_10_kib": url_form.map(|f| f.bridge_idle.ten_each.pss),
+                "url_uss_per_bridge_10_kib": url_form.map(|f| f.bridge_idle.ten_each.uss),
+                "peak_per_message": peaks,
+                "growth": {"round_trips": cfg.growth, "pss_before_kib": g0, "pss_after_kib": g1,
+                    "pss_delta_kib": g1 as i64 - g0 as i64, "rss_before_bytes": r0, "rss_after_bytes": r1}},
         });
         println!("{out}");
     }
+    failed
 }

@@ -11,8 +11,7 @@
 //! While this timer runs, the runtime's next planned wake is never more than [`TICK`] away,
 //! so a timer armed later than that costs no wake of the driver through its eventfd (one
 //! more write and one more `epoll_wait`). It stops after [`IDLE`] without a request, so an
-//! idle bridge sleeps, and frees the spare buffers of large lines ([`crate::wire::pool`]);
-//! while it runs, it frees them when they were not used for a tick.
+//! idle bridge sleeps.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -83,13 +82,10 @@ async fn run(keeper: Arc<Keeper>) {
         if let Some(hook) = keeper.on_tick.get() {
             hook();
         }
-        crate::wire::pool::age();
         let checked = keeper.now_ms();
         if checked.saturating_sub(keeper.last.load(Ordering::Relaxed)) < idle {
             continue;
         }
-        // Idle: the spare buffers of large lines are freed.
-        crate::wire::pool::clear();
         keeper.running.store(false, Ordering::Release);
         // A request that came between the check and the store found the timer running.
         let again = keeper.last.load(Ordering::Relaxed) >= checked;

@@ -10,7 +10,6 @@ use serde_json::Value;
 
 use super::lazy::{Key, LazyObject, Member, key_of};
 use super::parse::valid_id;
-use super::pool;
 use super::scan::Scanner;
 
 /// A line on the pass-through path.
@@ -35,9 +34,8 @@ pub fn parse_fast(line: Vec<u8>) -> Result<Fast, Vec<u8>> {
     let Some(found) = found else {
         return Err(line);
     };
-    // The members become slices of the one buffer of the line: no copy. A large buffer goes
-    // back to the pool when its last slice is written.
-    let buf = pool::into_bytes(line);
+    // The members become slices of the one buffer of the line: no copy.
+    let buf = bytes::Bytes::from(line);
     let object = |members: Ranges| {
         LazyObject::from_members(
             members

@@ -1,7 +1,6 @@
 //! The wire of both sides: the line reader with its limits, the parse of a line with id
 //! recovery, the pass-through parse of the members that no rule reads ([`fast`], [`lazy`],
-//! [`scan`]), the frames as byte pieces ([`out`]), the spare buffers of large lines
-//! ([`pool`]), the lane that orders the frames of one sink ([`lane`]), and the single writer
+//! [`scan`]), the frames as byte pieces ([`out`]), the lane that orders the frames of one sink ([`lane`]), and the single writer
 //! of stdout, and stdin / stdout / the upstream command's stdin as async pipes
 //! ([`stdio_pipes`]).
 
@@ -11,7 +10,6 @@ pub mod lane;
 pub mod lazy;
 pub mod out;
 pub mod parse;
-pub mod pool;
 pub mod reader;
 pub mod recover;
 pub mod scan;

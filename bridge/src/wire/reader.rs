@@ -7,8 +7,6 @@ use std::io;
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
-use super::pool;
-
 /// Bytes kept from the start and from the end of a line that is too long.
 pub const KEEP_BYTES: usize = 256;
 /// The read buffer: big enough that a 16 MiB result takes few system calls.
@@ -97,19 +95,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
                     keep_tail(&mut tail, chunk);
                     self.over = Some((head, tail));
                 }
-                None => {
-                    // A line that fills the read buffer is large: it goes on in the spare
-                    // buffer of an earlier large line, whose pages are in memory already.
-                    if !done
-                        && self.line.capacity() < pool::MIN_SPARE
-                        && self.line.len() + chunk.len() >= BUFFER_BYTES
-                        && let Some(mut spare) = pool::take()
-                    {
-                        spare.extend_from_slice(&self.line);
-                        self.line = spare;
-                    }
-                    self.line.extend_from_slice(chunk);
-                }
+                None => self.line.extend_from_slice(chunk),
             }
             self.inner.consume(used);
             if done {

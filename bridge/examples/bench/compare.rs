@@ -1,0 +1,97 @@
+//! `bench --compare NAME=PATH NAME=PATH …`: two or more bridge binaries side by side in one run,
+//! with the plain relay as the floor, each measure interleaved sample by sample over all of
+//! them, so that the with/without figure of a hot-path choice (bridge/README.md) is not a
+//! figure of two moments of this shared machine.
+
+use super::*;
+
+/// One column: its name, the binary, and one more variable to run it with.
+type Spec = (String, PathBuf, Option<(String, String)>);
+
+pub(crate) fn compare(specs: &[String], fixture: &Path, cfg: &Config) {
+    // NAME=PATH, or NAME=PATH;VAR=VALUE to run that binary with one more variable (one build
+    // whose choices are switched at run time keeps the code layout alike in every column).
+    let bins: Vec<Spec> = specs
+        .iter()
+        .map(|s| {
+            let (name, rest) = s.split_once('=').unwrap_or((s, s));
+            let (path, var) = match rest.split_once(';') {
+                Some((path, var)) => (path, var.split_once('=')),
+                None => (rest, None),
+            };
+            let var = var.map(|(k, v)| (k.to_owned(), v.to_owned()));
+            (name.to_owned(), PathBuf::from(path), var)
+        })
+        .collect();
+    let fixture_arg = fixture.to_string_lossy().into_owned();
+    let me = me();
+    let mut peers = vec![Peer::start(&me, &["--relay", &fixture_arg], true)];
+    peers[0].call("server/discover", json!({}));
+    for (_, path, var) in &bins {
+        let mut command = Command::new(path);
+        command.args(["--", &fixture_arg]);
+        if let Some((k, v)) = var {
+            command.env(k, v);
+        }
+        let mut peer = Peer::from_command(command, false);
+        peer.call("initialize", init_params());
+        peer.send(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+        peers.push(peer);
+    }
+    let mut names = vec!["relay".to_owned()];
+    names.extend(bins.iter().map(|b| b.0.clone()));
+    let echo = json!({"name":"echo","arguments":{"text":"hello"}});
+    let (rt, warm) = (cfg.round_trips, cfg.warmup);
+    let rows: Vec<(String, &str, f64, Vec<Stats>)> = vec![
+        (
+            format!("echo round trip ({rt} calls)"),
+            "µs",
+            1e6,
+            calls(&mut peers, &echo, warm, rt),
+        ),
+        (
+            format!(
+                "32 in flight, per call ({} × {})",
+                cfg.inflight_batches,
+                rt / 10
+            ),
+            "µs",
+            1e6,
+            inflight(&mut peers, 32, rt / 10, cfg.inflight_batches),
+        ),
+        (
+            format!("16 MiB result ({} runs)", cfg.big_runs),
+            "ms",
+            1e3,
+            calls(&mut peers, &echo_args(16 * MIB), 1, cfg.big_runs),
+        ),
+        (
+            format!("64 MiB result ({} runs)", cfg.huge_runs),
+            "ms",
+            1e3,
+            calls(&mut peers, &echo_args(HUGE_BYTES), 0, cfg.huge_runs),
+        ),
+    ];
+    for peer in peers {
+        peer.stop();
+    }
+    print!("\n{:<34}", "measure (median; ×relay)");
+    for name in &names {
+        print!(" {name:>20}");
+    }
+    println!();
+    let mut out = Map::new();
+    for (label, unit, scale, cols) in rows {
+        print!("{label:<34}");
+        let relay = secs(cols[0].median);
+        let mut row = Map::new();
+        for (name, s) in names.iter().zip(&cols) {
+            let m = secs(s.median);
+            print!(" {:>9.1} {unit} {:>6.3}×", m * scale, m / relay);
+            row.insert(name.clone(), json!({"median_s": m, "to_relay": m / relay}));
+        }
+        println!();
+        out.insert(label, Value::Object(row));
+    }
+    println!("{}", Value::Object(out));
+}
