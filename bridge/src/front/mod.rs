@@ -280,3 +280,5 @@ mod schema_conformance_tests;
 mod timeout_tests;
 #[cfg(test)]
 mod watchdog_tests;
+#[cfg(test)]
+mod watchdog_windows_tests;

@@ -27,7 +27,7 @@ const FRAME: Duration = Duration::from_secs(20);
 /// The bound of a frame once the clock is paused (virtual time): beyond the hour of the wait.
 const PAUSED_FRAME: Duration = Duration::from_secs(2 * 3600);
 
-fn options(upstream: Target, name: &str, grace: Duration) -> Options {
+pub(super) fn options(upstream: Target, name: &str, grace: Duration) -> Options {
     Options {
         upstream,
         fallback: ServerInfoFallback {
