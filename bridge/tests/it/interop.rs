@@ -68,6 +68,7 @@ fn run_driver(packages: &[&str], script: &str, args: &[PathBuf]) -> Option<serde
         std::thread::sleep(Duration::from_millis(20));
     };
     let out = child.wait_with_output().expect("output");
+    crate::support::kept::keep_output("peer", &out);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

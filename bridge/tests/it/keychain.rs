@@ -15,14 +15,16 @@ use std::process::Command;
 const KEY: &str = "5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3";
 
 fn bridge_command(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"))
+    let out = Command::new(env!("CARGO_BIN_EXE_mcp-bridge-vscode"))
         .args(args)
         .env_remove("DISPLAY")
         .env_remove("WAYLAND_DISPLAY")
         .env_remove("MCP_BRIDGE_TOKEN_KEY")
         .stdin(std::process::Stdio::null())
         .output()
-        .expect("the bridge runs")
+        .expect("the bridge runs");
+    support::kept::keep_output("cli", &out);
+    out
 }
 
 #[cfg(all(unix, not(target_os = "macos")))]

@@ -111,6 +111,7 @@ fn under_wine_a_sign_in_larger_than_one_credential_is_kept_in_parts() {
         .stdin(Stdio::null())
         .output()
         .expect("logout runs under wine");
+    support::kept::keep_output("logout", &out);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(

@@ -45,6 +45,7 @@ fn logout(w: &Wine, args: &[&str]) -> (Option<i32>, String) {
         .stdin(Stdio::null())
         .output()
         .expect("logout runs under wine");
+    support::kept::keep_output("logout", &out);
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stderr).into_owned(),

@@ -12,6 +12,7 @@
 //! dropping the [`HttpPeer`] closes stdin and waits (bounded) for the exit, so no process is
 //! left. Both start functions give `None` (the test says it skipped) outside CI when the peer
 //! is not installed or built; in CI (`CI` set) a missing peer is a failure.
+use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -65,7 +66,7 @@ impl HttpPeer {
         let mut child = match command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(kept_stderr(name))
             .spawn()
         {
             Ok(child) => child,
@@ -78,8 +79,11 @@ impl HttpPeer {
             let mut reader = BufReader::new(stdout);
             let mut line = String::new();
             let _ = tx.send(reader.read_line(&mut line).map(|_| line));
-            // Drain the rest, so that the peer never blocks on a full pipe.
-            let _ = std::io::copy(&mut reader, &mut std::io::sink());
+            // Drain the rest, so that the peer never blocks on a full pipe; kept for the sweep.
+            let _ = match super::kept::path(name, "stdout").and_then(|p| File::create(p).ok()) {
+                Some(mut kept) => std::io::copy(&mut reader, &mut kept),
+                None => std::io::copy(&mut reader, &mut std::io::sink()),
+            };
         });
         let mut peer = HttpPeer {
             child,
@@ -159,4 +163,12 @@ pub fn rmcp_peer_bin() -> PathBuf {
 fn skipped(why: &str) -> Option<HttpPeer> {
     harness::skip::skip(why);
     None
+}
+
+/// The peer's stderr: a kept file for the secret sweep (`MCP_STDERR_DIR`), else the test's.
+fn kept_stderr(name: &str) -> Stdio {
+    match super::kept::path(name, "stderr").and_then(|p| File::create(p).ok()) {
+        Some(file) => Stdio::from(file),
+        None => Stdio::inherit(),
+    }
 }
