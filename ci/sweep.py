@@ -69,7 +69,7 @@ def kind_of(rel: str) -> str:
     if top.startswith("keyring"):
         return "keyring-files"
     ext = name.rsplit(".", 1)[-1] if "." in name else ""
-    if name.startswith(("transcript-", "process-")) and ext == "stdout":
+    if name.startswith(("transcript-", "process-", "soak-")) and ext == "stdout":
         return "bridge-stdout"
     if name.startswith("chromium-"):
         return "chromium-log"

@@ -83,9 +83,10 @@ bash ci/release-check.sh
 # no registry and run as VS Code starts them, and every mcp.json entry of the README's Install.
 echo "== npm and PyPI packages (ci/dist-packages.sh)"
 bash ci/dist-packages.sh target/dist/stage target/dist
-echo "== secret sweep"
-bash ci/sweep.sh
 echo "== conformance"
 bash ci/conformance.sh
 echo "== soak (four bridges, 2 minutes)"
 bash ci/soak.sh 2
+# Last: it reads the outputs of every step above that keeps them (the soak's bridges too).
+echo "== secret sweep"
+bash ci/sweep.sh

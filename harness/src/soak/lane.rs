@@ -158,8 +158,27 @@ async fn life(
             .push("a token or secret on stderr".into());
     }
     report.stderr_secrets += secrets;
+    keep_outputs(&conn, &stderr);
     report.tally.add(&conn.tally);
     Ok(())
+}
+
+/// The bridge's stdout and stderr for the secret sweep of CI (`crate::kept`, docs/harness.md
+/// "The secret sweep"), which runs after the soak: the check above knows only the prefixes of
+/// the fixture's tokens, the sweep every planted and issued value in every encoded form.
+fn keep_outputs(conn: &Conn, stderr: &str) {
+    if let Some(path) = crate::kept::path("soak", "stderr") {
+        let _ = std::fs::write(path, stderr);
+    }
+    if let Some(path) = crate::kept::path("soak", "stdout") {
+        let stdout = conn
+            .bridge
+            .stdout_kept
+            .lock()
+            .map(|k| k.clone())
+            .unwrap_or_default();
+        let _ = std::fs::write(path, stdout);
+    }
 }
 
 async fn drive(
