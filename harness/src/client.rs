@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 
 use crate::format::{ClientStep, Mode, Profile, list_method};
 use crate::pattern;
+use crate::process::describe;
 use crate::profile::{copilot_discover, initialize_params, notification, request};
 use crate::report::Failure;
 use crate::session::{Next, Session};
@@ -85,8 +86,14 @@ async fn await_response(
         let f = match s.next_frame(left).await? {
             Next::Frame(f) => f,
             Next::Eof => {
+                // How the bridge ended, for the report: under wine a POSIX signal can only
+                // come from wine itself (ci/windows.sh reruns such a transcript once).
+                let ended = match s.bridge.wait_exit(Duration::from_secs(2)).await {
+                    Some((status, _)) => format!("it ended with {}", describe(&status)),
+                    None => "it still runs".to_string(),
+                };
                 return Err(Failure::msg(format!(
-                    "the bridge's stdout ended before the response to {id}"
+                    "the bridge's stdout ended before the response to {id} ({ended})"
                 )));
             }
             Next::Timeout => {
