@@ -139,7 +139,7 @@ fn upstream_requests_carry_only_allowed_meta() {
 #[test]
 fn frames_are_checked_against_their_own_definition() {
     let Some(dir) = crate::schema::default_spec_dir() else {
-        crate::skip::skip("harness invariants schema test: no ../shared/spec");
+        crate::skip::skip("harness invariants schema test: no specification folder (MCP_SPEC_DIR)");
         return;
     };
     let legacy = SchemaSet::load(&dir, crate::schema::LEGACY)

@@ -1,4 +1,4 @@
-//! Checks that cannot run on this machine (no `../shared/spec`, no interop peer). Under CI (the
+//! Checks that cannot run on this machine (no specification folder, no interop peer). Under CI (the
 //! variable `CI` set to anything but empty, `0` or `false`) such a check is a failure; elsewhere
 //! it is skipped and said: one line `SKIPPED: <why>` on the real stderr (`cargo test` does not
 //! capture it) and in the file that `MCP_SKIP_LOG` names, which `ci/test.sh` prints in its

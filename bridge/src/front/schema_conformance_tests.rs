@@ -1,6 +1,7 @@
 #![allow(clippy::unwrap_used)] // a test fails by its panic
 //! The pure rules against the official JSON schemas of both revisions, read by path from
-//! `../../shared/spec` (never copied). Frames toward VS Code must be valid 2025-11-25 messages;
+//! the specification's folder beside the workspace (`MCP_SPEC_DIR`, docs/harness.md; never
+//! copied). Frames toward VS Code must be valid 2025-11-25 messages;
 //! values toward the upstream server must be valid 2026-07-28 values; the hand-written shape
 //! checks must agree with the schemas (where the bridge is stricter, the test says so).
 //! Without the schema folder, each test says that it skipped its check (`harness::skip`); under
@@ -26,8 +27,8 @@ use crate::input::texts::cancelled;
 use jsonschema::Validator;
 use serde_json::{Value, json};
 
-/// `../shared/spec` of the workspace, or `MCP_SPEC_DIR` (relative to the workspace) as in
-/// ci/test.sh.
+/// The specification's folder beside the workspace, or `MCP_SPEC_DIR` (relative to the
+/// workspace) as in ci/test.sh.
 fn spec_dir() -> PathBuf {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     match std::env::var_os("MCP_SPEC_DIR") {
