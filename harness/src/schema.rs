@@ -2,7 +2,7 @@
 //! in the official `schema.json` of its revision (for example `CallToolRequest` or
 //! `ListToolsResult`), never against a union such as `Result`, which accepts almost anything.
 //!
-//! The schemas are read at run time from the specification folder (`../shared/spec`), never
+//! The schemas are read at run time from the specification folder (docs/harness.md), never
 //! copied into the project.
 use std::collections::HashMap;
 use std::path::Path;
@@ -172,8 +172,8 @@ impl SchemaSet {
     }
 }
 
-/// The specification folder next to the project (`../shared/spec` of the workspace root, or
-/// `MCP_SPEC_DIR` as in ci/test.sh), if present. Tests use it to find the schemas by path.
+/// The specification folder next to the project (docs/harness.md: beside the workspace root,
+/// or `MCP_SPEC_DIR` as in ci/test.sh), if present. Tests use it to find the schemas by path.
 pub fn default_spec_dir() -> Option<std::path::PathBuf> {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = match std::env::var_os("MCP_SPEC_DIR") {

@@ -5,6 +5,8 @@
 //! clock is paused, so the idle runtime jumps straight to the bound: no sleep, no hour, and
 //! the timers are the bridge's own.
 
+use std::sync::Arc;
+use std::sync::atomic::AtomicU32;
 use std::time::{Duration, Instant};
 
 use harness::format::Profile;
@@ -43,6 +45,16 @@ pub(super) fn options(upstream: Target, name: &str, grace: Duration) -> Options 
 }
 
 /// The options of a bridge in front of `sh -c <script>`.
+/// The hooks of the executable for a child that tests the watchdog: the watchdog armed `after`
+/// the end of stdin, with the upstream's process id kept in `pid`.
+pub(super) fn watchdog_hooks(pid: &Arc<AtomicU32>, after: Duration) -> Hooks {
+    let watchdog_pid = Arc::clone(pid);
+    Hooks {
+        on_eof: Some(Box::new(move || crate::watchdog::arm(watchdog_pid, after))),
+        upstream_pid: Arc::clone(pid),
+    }
+}
+
 pub(super) fn scripted_options(script: &str, grace: Duration) -> Options {
     let upstream = Target::Command {
         command: "sh".into(),
@@ -60,7 +72,7 @@ fn request(id: u64, method: &str, params: Value) -> Value {
 }
 
 /// VS Code's `initialize` (the harness's profile).
-fn vscode_initialize(id: i64) -> Value {
+pub(super) fn vscode_initialize(id: i64) -> Value {
     profile::request(
         Profile::Local,
         id,

@@ -13,14 +13,12 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
 use std::time::Duration;
 
-use harness::format::Profile;
-use harness::profile;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-use super::timeout_tests::{DISCOVER, scripted_options};
-use super::{Hooks, serve};
+use super::serve;
+use super::timeout_tests::{DISCOVER, scripted_options, vscode_initialize, watchdog_hooks};
 use crate::test_support::child::{Ran, is_child, run_child};
-use crate::watchdog::{arm, exit_1_on_panic};
+use crate::watchdog::exit_1_on_panic;
 
 /// The child of the watchdog test: the bridge's own `serve` with the watchdog of the
 /// executable, armed at 1 s, in front of an upstream that ignores the end of its stdin and
@@ -42,11 +40,7 @@ fn child_watchdog() {
         let (mut to_bridge, bridge_in) = tokio::io::duplex(1 << 16);
         let (bridge_out, from_bridge) = tokio::io::duplex(1 << 16);
         let pid = Arc::new(AtomicU32::new(0));
-        let watchdog_pid = Arc::clone(&pid);
-        let hooks = Hooks {
-            on_eof: Some(Box::new(move || arm(watchdog_pid, Duration::from_secs(1)))),
-            upstream_pid: pid,
-        };
+        let hooks = watchdog_hooks(&pid, Duration::from_secs(1));
         let bridge = tokio::spawn(serve(
             scripted_options(&script, Duration::from_secs(5)),
             bridge_in,
@@ -54,14 +48,8 @@ fn child_watchdog() {
             hooks,
         ));
         let mut lines = BufReader::new(from_bridge).lines();
-        let initialize = profile::request(
-            Profile::Local,
-            1,
-            "initialize",
-            profile::initialize_params(Profile::Local),
-        );
         to_bridge
-            .write_all(format!("{initialize}\n").as_bytes())
+            .write_all(format!("{}\n", vscode_initialize(1)).as_bytes())
             .await
             .expect("write");
         let r = lines.next_line().await.expect("read").expect("a line");

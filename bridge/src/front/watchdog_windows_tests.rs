@@ -14,15 +14,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use harness::format::Profile;
-use harness::profile;
 use tokio::io::AsyncWriteExt;
 
-use super::timeout_tests::options;
-use super::{Hooks, serve};
+use super::serve;
+use super::timeout_tests::{options, vscode_initialize, watchdog_hooks};
 use crate::test_support::child::{Ran, is_child, run_child};
 use crate::upstream::connect::Target;
-use crate::watchdog::arm;
 
 /// The folder of ci/windows.sh's Windows tools (a path of the host: `/` is drive `Z:`).
 const TOOLS: &str = "MCP_WINE_TOOLS";
@@ -51,11 +48,7 @@ fn child_watchdog_on_windows() {
         let (mut to_bridge, bridge_in) = tokio::io::duplex(1 << 16);
         let (bridge_out, _from_bridge) = tokio::io::duplex(1 << 16);
         let pid = Arc::new(AtomicU32::new(0));
-        let watchdog_pid = Arc::clone(&pid);
-        let hooks = Hooks {
-            on_eof: Some(Box::new(move || arm(watchdog_pid, Duration::from_secs(1)))),
-            upstream_pid: Arc::clone(&pid),
-        };
+        let hooks = watchdog_hooks(&pid, Duration::from_secs(1));
         let upstream = Target::Command {
             command: stubborn.into_os_string(),
             args: vec![],
@@ -68,14 +61,8 @@ fn child_watchdog_on_windows() {
         ));
         // VS Code's initialize starts the upstream (its discover is never answered); stdin
         // ends once the upstream runs, so that the stop has a job to end.
-        let initialize = profile::request(
-            Profile::Local,
-            1,
-            "initialize",
-            profile::initialize_params(Profile::Local),
-        );
         to_bridge
-            .write_all(format!("{initialize}\n").as_bytes())
+            .write_all(format!("{}\n", vscode_initialize(1)).as_bytes())
             .await
             .expect("write");
         let started = Instant::now();
