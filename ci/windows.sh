@@ -23,7 +23,7 @@ done
 # upstream and of the tap; the runner stays the Linux harness).
 echo "== Windows: build (bridge, fixture and harness, $target)"
 cargo build --locked --workspace --bins --target "$target"
-# The lib's unit tests for Windows, for the watchdog test below (run under wine).
+# The lib's unit tests for Windows, for the unit tests below (run under wine).
 cargo test --locked --no-run -p mcp-bridge-vscode --lib --target "$target"
 win="$PWD/target/$target/debug"
 
@@ -126,10 +126,13 @@ MCP_WINE_BRIDGE="$work/mcp-bridge-vscode" MCP_WINE_TOOLS="$work/tools" \
   cargo test --locked --no-fail-fast -p mcp-bridge-vscode --test it -- --test-threads 1 --nocapture "${MCP_WINE_TESTS:-under_wine_}"
 echo "== Windows: process tests in $((SECONDS - tests_started)) s"
 
-# The watchdog: no input of the executable holds its stop on Windows past 8 s, so the lib's
-# unit test provokes it with a longer grace (bridge/src/front/watchdog_windows_tests.rs).
-echo "== Windows: the watchdog under wine (the lib's unit test for Windows)"
+# The lib's unit tests for Windows: the watchdog (no input of the executable holds its stop on
+# Windows past 8 s, so the test provokes it with a longer grace:
+# bridge/src/front/watchdog_windows_tests.rs) and the DACL of the file store's token directory
+# (bridge/src/auth/store/private_windows_tests.rs).
+echo "== Windows: the watchdog and the token directory's DACL under wine (the lib's unit tests for Windows)"
 watchdog_started=$SECONDS
 CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine MCP_WINE_TOOLS="$work/tools" \
-  cargo test --locked -p mcp-bridge-vscode --lib --target "$target" -- --test-threads 1 front::watchdog_windows_tests
-echo "== Windows: the watchdog in $((SECONDS - watchdog_started)) s"
+  cargo test --locked -p mcp-bridge-vscode --lib --target "$target" -- --test-threads 1 \
+  front::watchdog_windows_tests auth::store::private_windows
+echo "== Windows: the lib's unit tests in $((SECONDS - watchdog_started)) s"

@@ -9,7 +9,8 @@
 //! - A write goes to a temporary file in the same directory and is renamed over the old one,
 //!   so a reader sees the old or the new file, never a part; two bridges that write at once
 //!   each rename a whole file. The index is changed under an advisory lock of `.lock`.
-//! - The directory is private to the user (0700 on POSIX); its parents get the default mode.
+//! - The directory is private to the user (0700 on POSIX; on Windows a protected DACL for the
+//!   user alone, inherited by its files); its parents get the default mode.
 
 use std::fs::File;
 use std::io::Write;
@@ -215,6 +216,8 @@ fn make_private_dir(dir: &Path) -> Result<(), StoreError> {
                 .map_err(|e| failed(&e))?;
         }
     }
+    #[cfg(windows)]
+    super::private_windows::make_owner_only(dir).map_err(|e| failed(&e))?;
     Ok(())
 }
 
