@@ -1,7 +1,8 @@
 //! Benchmark (not a test): each measure straight to the fixture, through a plain byte relay
 //! (this example with `--relay`: one more process that copies the bytes both ways without
 //! reading them, the floor of any bridge) and through the bridge, side by side in one run, with
-//! the ratios (echo, 32 calls in flight, 16 and 64 MiB, list changes, the start); and the
+//! the ratios (echo, 32 calls in flight, 16 and 64 MiB, list changes, the start); the 16 and
+//! 64 MiB results beside the store-and-forward relay (`--line-relay`, [`line_relay`]); and the
 //! memory of the bridge as PSS and USS, with RSS beside them ([`idle`]: 1 and 10 idle
 //! bridges; peak while passing one message of N bytes; growth over many round trips).
 //!
@@ -75,6 +76,10 @@ fn main() {
     let argv: Vec<String> = std::env::args().collect();
     if argv.get(1).map(String::as_str) == Some("--relay") {
         relay(&argv[2], &argv[3..]);
+        return;
+    }
+    if argv.get(1).map(String::as_str) == Some("--line-relay") {
+        line_relay(&argv[2], &argv[3..]);
         return;
     }
     let json_out = argv.iter().any(|a| a == "--json");
@@ -201,7 +206,6 @@ fn main() {
         ms,
         &mut |p| calls(p, &huge, 0, runs),
     );
-    drop(huge);
     let n = cfg.list_changes;
     each(
         "list_change",
@@ -209,6 +213,17 @@ fn main() {
         us,
         &mut |p| list_changes(p, n),
     );
+
+    // The floor of a large message through anything that forwards whole lines: the relay, the
+    // store-and-forward relay (peer::line_relay) and the bridge, interleaved again.
+    let [direct, relay, bridge_peer] = peers;
+    let mut trio = vec![relay, line_relay_peer(&fixture), bridge_peer];
+    eprintln!("the floor of large messages: relay, line relay, bridge …");
+    let floor = Floor {
+        big: calls(&mut trio, &big, 1, cfg.big_runs),
+        huge: calls(&mut trio, &huge, 0, cfg.huge_runs),
+    };
+    drop(huge);
 
     // Peak while passing one message of N bytes (a fresh peak for each size), in a bridge
     // that has passed nothing larger before: the allocator may keep some of what the large
@@ -236,7 +251,8 @@ fn main() {
     }
     let after_growth = (status_bytes(fresh_pid, "VmRSS"), Sizes::of(fresh_pid).pss);
     fresh.stop();
-    for peer in peers {
+    direct.stop();
+    for peer in trio {
         peer.stop();
     }
     eprintln!("the URL form …");
@@ -248,9 +264,15 @@ fn main() {
         cfg.forms,
     );
     eprintln!("startup …");
-    let me_inits = cfg.inits;
-    let init_direct = startup(&fixture, &[], true, me_inits);
-    let init_bridge = startup(&bridge, &["--", &fixture_arg], false, me_inits);
+    let me = me();
+    let init = startup(
+        &[
+            (&fixture, vec![], true),
+            (&me, vec!["--relay", &fixture_arg], true),
+            (&bridge, vec!["--", &fixture_arg], false),
+        ],
+        cfg.inits,
+    );
 
     let failed = report(
         &rows,
@@ -262,7 +284,8 @@ fn main() {
             growth_rss: (before_growth.0, after_growth.0),
             growth_pss: (before_growth.1, after_growth.1),
         },
-        (init_direct, init_bridge),
+        (init[0], init[1], init[2]),
+        &floor,
         url_form.as_ref(),
     );
     if failed {

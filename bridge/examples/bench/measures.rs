@@ -85,19 +85,30 @@ pub(crate) fn list_changes(peers: &mut [Peer], n: usize) -> Vec<Stats> {
     s
 }
 
-/// From the start of the process to the answer of its first request: `initialize` of the
-/// bridge (which starts the fixture and asks its `server/discover`) and `server/discover` of
-/// the fixture alone.
-pub(crate) fn startup(program: &Path, args: &[&str], modern: bool, runs: usize) -> Stats {
-    timed(runs, || {
-        let mut peer = Peer::start(program, args, modern);
-        if modern {
-            peer.call("server/discover", json!({}));
-        } else {
-            peer.call("initialize", init_params());
+/// From the start of the process to the answer of its first request, for each of `starts`
+/// (program, arguments, whether it speaks 2026-07-28), interleaved as the calls are: the
+/// fixture alone (`server/discover`), the relay in front of it (the cost of one more process
+/// that starts the fixture, the floor of any bridge) and the bridge (`initialize`, which
+/// starts the fixture and asks its `server/discover`). The clock stops at the answer; the
+/// stop that follows is not counted.
+pub(crate) fn startup(starts: &[(&Path, Vec<&str>, bool)], runs: usize) -> Vec<Stats> {
+    let mut samples = vec![Vec::with_capacity(runs); starts.len()];
+    for k in 0..runs {
+        for j in 0..starts.len() {
+            let i = (k + j) % starts.len();
+            let (program, args, modern) = &starts[i];
+            let t = Instant::now();
+            let mut peer = Peer::start(program, args, *modern);
+            if *modern {
+                peer.call("server/discover", json!({}));
+            } else {
+                peer.call("initialize", init_params());
+            }
+            samples[i].push(t.elapsed());
+            peer.stop();
         }
-        peer.stop();
-    })
+    }
+    samples.into_iter().map(stats).collect()
 }
 
 /// Many calls in flight: `window` echo calls are sent at once, and each response lets one more
@@ -137,4 +148,10 @@ pub(crate) fn inflight(
         }
         t.elapsed() / per_batch as u32
     })
+}
+
+/// The 16 and 64 MiB results over [relay, line relay, bridge] (see [`line_relay`]).
+pub(crate) struct Floor {
+    pub(crate) big: Vec<Stats>,
+    pub(crate) huge: Vec<Stats>,
 }

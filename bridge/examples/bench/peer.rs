@@ -194,6 +194,54 @@ pub(crate) fn relay(program: &str, args: &[String]) {
     let _ = child.wait();
 }
 
+/// `bench --line-relay <program> [args…]`: the relay that forwards whole lines only, both
+/// ways: each line is read to its newline before its first byte is written. A bridge has to do
+/// that (it must see that a line is one JSON message, and rewrite its id, before it forwards
+/// it), so this store-and-forward relay is the floor of a large message through any bridge,
+/// where the byte relay above overlaps its read with its write. It asks for pipe buffers of
+/// 1 MiB as the bridge does, so that the floor and the bridge differ only in what the bridge
+/// does with a line.
+pub(crate) fn line_relay(program: &str, args: &[String]) {
+    fn lines(from: impl std::io::Read, mut to: impl Write) {
+        let mut from = BufReader::with_capacity(256 * 1024, from);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match from.read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    if to.write_all(&line).and_then(|()| to.flush()).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    let mut child = spawn_piped(program.as_ref(), args);
+    let to_child = child.stdin.take().expect("stdin");
+    let from_child = child.stdout.take().expect("stdout");
+    grow_pipe(&to_child);
+    grow_pipe(&from_child);
+    grow_pipe(&std::io::stdin());
+    grow_pipe(&std::io::stdout());
+    std::thread::spawn(move || lines(std::io::stdin().lock(), to_child));
+    lines(from_child, std::io::stdout().lock());
+    let _ = child.wait();
+}
+
+/// A pipe buffer of 1 MiB, as the bridge asks for (`wire::stdio_pipes::PIPE_BYTES`).
+fn grow_pipe(fd: &impl std::os::fd::AsFd) {
+    let _ = nix::fcntl::fcntl(fd.as_fd(), nix::fcntl::FcntlArg::F_SETPIPE_SZ(1 << 20));
+}
+
+/// The store-and-forward relay in front of the fixture, past its `server/discover`.
+pub(crate) fn line_relay_peer(fixture: &Path) -> Peer {
+    let fixture_arg = fixture.to_string_lossy().into_owned();
+    let mut peer = Peer::start(&me(), &["--line-relay", &fixture_arg], true);
+    peer.call("server/discover", json!({}));
+    peer
+}
+
 pub(crate) fn start_all(fixture: &Path) -> [Peer; 3] {
     let fixture_arg = fixture.to_string_lossy().into_owned();
     let me = me();

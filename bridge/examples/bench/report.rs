@@ -8,7 +8,8 @@ pub(crate) fn report(
     json_out: bool,
     cfg: &Config,
     mem: Memory,
-    init: (Stats, Stats),
+    init: (Stats, Stats, Stats),
+    floor: &Floor,
     url_form: Option<&url::UrlFigures>,
 ) -> bool {
     let ratio = |a: Duration, b: Duration| secs(a) / secs(b);
@@ -45,15 +46,47 @@ pub(crate) fn report(
             json!(ratio(b.median, d.median)),
         );
     }
-    let (init_direct, init_bridge) = init;
+    let (init_direct, init_relay, init_bridge) = init;
     let init_over = secs(init_bridge.median) - secs(init_direct.median);
+    let init_relay_over = secs(init_relay.median) - secs(init_direct.median);
     println!(
-        "\nstart to first answer ({} runs): fixture server/discover {:.2} ms, bridge initialize {:.2} ms: the bridge adds {:.2} ms",
+        "\nstart to first answer ({} runs each, interleaved): fixture server/discover {:.2} ms, via the relay {:.2} ms, bridge initialize {:.2} ms: the bridge adds {:.2} ms, of which the relay's one more process start is {:.2} ms",
         cfg.inits,
         secs(init_direct.median) * 1e3,
+        secs(init_relay.median) * 1e3,
         secs(init_bridge.median) * 1e3,
-        init_over * 1e3
+        init_over * 1e3,
+        init_relay_over * 1e3,
     );
+    let mut floors = Map::new();
+    for (key, label, cols) in [
+        ("big", "16 MiB result", &floor.big),
+        ("huge", "64 MiB result", &floor.huge),
+    ] {
+        let [rl, line, b] = [cols[0], cols[1], cols[2]];
+        println!(
+            "{label}, the floor of forwarding whole lines: relay {:.1} ms, line relay {:.1} ms ({:.2}× the relay), bridge {:.1} ms ({:.2}× the line relay, {:.2}× the relay)",
+            secs(rl.median) * 1e3,
+            secs(line.median) * 1e3,
+            ratio(line.median, rl.median),
+            secs(b.median) * 1e3,
+            ratio(b.median, line.median),
+            ratio(b.median, rl.median),
+        );
+        let col = |s: Stats| json!({"median_s": secs(s.median), "min_s": secs(s.min), "max_s": secs(s.max)});
+        floors.insert(
+            key.into(),
+            json!({"relay": col(rl), "line_relay": col(line), "bridge": col(b)}),
+        );
+        ratios.insert(
+            format!("{key}_line_relay_to_relay"),
+            json!(ratio(line.median, rl.median)),
+        );
+        ratios.insert(
+            format!("{key}_bridge_to_line_relay"),
+            json!(ratio(b.median, line.median)),
+        );
+    }
     let mb = |b: u64| b as f64 / 1e6;
     let kib_mb = |k: u64| k as f64 * 1024.0 / 1e6;
     println!(
@@ -145,7 +178,12 @@ pub(crate) fn report(
             "ratios": ratios,
             "initialize": {"direct_discover_median_s": secs(init_direct.median),
                 "bridge_initialize_median_s": secs(init_bridge.median),
-                "overhead_ms": init_over * 1e3, "runs": cfg.inits},
+                "relay_discover_median_s": secs(init_relay.median),
+                "overhead_ms": init_over * 1e3,
+                "relay_overhead_ms": init_relay_over * 1e3,
+                "bridge_over_relay_ms": (init_over - init_relay_over) * 1e3,
+                "runs": cfg.inits},
+            "floor": floors,
             "memory": {
                 "pss_per_bridge_1_kib": mem.idle.one.pss,
                 "uss_per_bridge_1_kib": mem.idle.one.uss,
