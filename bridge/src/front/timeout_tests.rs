@@ -44,7 +44,6 @@ pub(super) fn options(upstream: Target, name: &str, grace: Duration) -> Options 
     }
 }
 
-/// The options of a bridge in front of `sh -c <script>`.
 /// The hooks of the executable for a child that tests the watchdog: the watchdog armed `after`
 /// the end of stdin, with the upstream's process id kept in `pid`.
 pub(super) fn watchdog_hooks(pid: &Arc<AtomicU32>, after: Duration) -> Hooks {
@@ -55,6 +54,26 @@ pub(super) fn watchdog_hooks(pid: &Arc<AtomicU32>, after: Duration) -> Hooks {
     }
 }
 
+/// R7: a child that tests the watchdog (armed at 1 s, shutdown_grace 5 s) was ended by the
+/// watchdog, not by the stop sequence: its line, exit 0, before the first grace ends.
+pub(super) fn assert_the_watchdog_ended_it(ran: &crate::test_support::child::Ran) {
+    assert_eq!(ran.code, Some(0), "stderr:\n{}", ran.stderr);
+    assert!(
+        ran.stderr.contains(
+            "mcp-bridge-vscode: vscode: warning: the bridge did not stop in 1 s after the end of stdin, thus it stops now"
+        ),
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        ran.took < Duration::from_secs(5),
+        "{:?}\n{}",
+        ran.took,
+        ran.stderr
+    );
+}
+
+/// The options of a bridge in front of `sh -c <script>`.
 pub(super) fn scripted_options(script: &str, grace: Duration) -> Options {
     let upstream = Target::Command {
         command: "sh".into(),

@@ -16,7 +16,9 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use super::serve;
-use super::timeout_tests::{DISCOVER, scripted_options, vscode_initialize, watchdog_hooks};
+use super::timeout_tests::{
+    DISCOVER, assert_the_watchdog_ended_it, scripted_options, vscode_initialize, watchdog_hooks,
+};
 use crate::test_support::child::{Ran, is_child, run_child};
 use crate::watchdog::exit_1_on_panic;
 
@@ -64,17 +66,9 @@ fn child_watchdog() {
 
 #[test]
 fn r7_the_watchdog_writes_its_line_kills_the_upstream_group_and_exits_0() {
-    let Ran { code, stderr, took } = run_child(module_path!(), "child_watchdog", &[]);
-    assert_eq!(code, Some(0), "stderr:\n{stderr}");
-    assert!(
-        stderr.contains(
-            "mcp-bridge-vscode: vscode: warning: the bridge did not stop in 1 s after the end of stdin, thus it stops now\n"
-        ),
-        "{stderr}"
-    );
-    // Before the first grace of 5 s ends: the watchdog, not the stop sequence, ended it; the
-    // end of stderr proves that the kill reached the upstream (it ignores SIGTERM).
-    assert!(took < Duration::from_secs(5), "{took:?}");
+    // The end of stderr also proves that the kill reached the upstream (it ignores SIGTERM
+    // and holds stderr open).
+    assert_the_watchdog_ended_it(&run_child(module_path!(), "child_watchdog", &[]));
 }
 
 /// The child of the panic test: the executable's panic hook, an upstream process group that

@@ -17,8 +17,10 @@ use std::time::{Duration, Instant};
 use tokio::io::AsyncWriteExt;
 
 use super::serve;
-use super::timeout_tests::{options, vscode_initialize, watchdog_hooks};
-use crate::test_support::child::{Ran, is_child, run_child};
+use super::timeout_tests::{
+    assert_the_watchdog_ended_it, options, vscode_initialize, watchdog_hooks,
+};
+use crate::test_support::child::{is_child, run_child};
 use crate::upstream::connect::Target;
 
 /// The folder of ci/windows.sh's Windows tools (a path of the host: `/` is drive `Z:`).
@@ -88,14 +90,5 @@ fn r7_on_windows_the_watchdog_writes_its_line_and_exits_0_before_the_stop_ends_t
         harness::skip::skip("the watchdog on Windows needs ci/windows.sh (MCP_WINE_TOOLS)");
         return;
     }
-    let Ran { code, stderr, took } = run_child(module_path!(), "child_watchdog_on_windows", &[]);
-    assert_eq!(code, Some(0), "stderr:\n{stderr}");
-    assert!(
-        stderr.contains(
-            "mcp-bridge-vscode: vscode: warning: the bridge did not stop in 1 s after the end of stdin, thus it stops now"
-        ),
-        "{stderr}"
-    );
-    // Before the first grace of 5 s ends: the watchdog, not the stop sequence, ended it.
-    assert!(took < Duration::from_secs(5), "{took:?}\n{stderr}");
+    assert_the_watchdog_ended_it(&run_child(module_path!(), "child_watchdog_on_windows", &[]));
 }
