@@ -134,5 +134,5 @@ echo "== Windows: the watchdog and the token directory's DACL under wine (the li
 watchdog_started=$SECONDS
 CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine MCP_WINE_TOOLS="$work/tools" \
   cargo test --locked -p mcp-bridge-vscode --lib --target "$target" -- --test-threads 1 \
-  front::watchdog_windows_tests auth::store::private_windows
+  front::watchdog_windows_tests auth::store::file::private_windows
 echo "== Windows: the lib's unit tests in $((SECONDS - watchdog_started)) s"

@@ -217,9 +217,14 @@ fn make_private_dir(dir: &Path) -> Result<(), StoreError> {
         }
     }
     #[cfg(windows)]
-    super::private_windows::make_owner_only(dir).map_err(|e| failed(&e))?;
+    private_windows::make_owner_only(dir).map_err(|e| failed(&e))?;
     Ok(())
 }
+
+/// The Windows counterpart of mode 0700 for the directory.
+#[cfg(windows)]
+#[path = "private_windows.rs"]
+mod private_windows;
 
 #[cfg(test)]
 #[path = "file_tests.rs"]

@@ -24,8 +24,6 @@ mod memory;
 mod open;
 pub mod parts;
 pub mod paths;
-#[cfg(windows)]
-mod private_windows;
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 

@@ -22,8 +22,8 @@ use windows_sys::Win32::Security::{
 };
 use windows_sys::Win32::Storage::FileSystem::FILE_GENERIC_READ;
 
+use super::super::FileStore;
 use super::TokenUserSid;
-use crate::auth::store::file::FileStore;
 use crate::auth::store::key;
 
 /// Who an allowed entry of a DACL is for.
