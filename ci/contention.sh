@@ -15,9 +15,10 @@ CONTENTION_FILTERS="${CONTENTION_FILTERS:-stop:: fault_matrix:: embed:: --skip u
 CONTENTION_LIMIT="${CONTENTION_LIMIT:-600}"
 command -v stress-ng >/dev/null || { echo "ci/contention.sh: stress-ng is missing (ci/setup.sh installs it)" >&2; exit 1; }
 cores="$(nproc)"
-# Built before the hog starts, so that the hog loads the tests and not the compiler.
+# Built before the hog starts, so that the hog loads the tests and not the compiler; with
+# `--workspace`, the build of ci/test.sh serves (see ci/keychain-tests.sh).
 # shellcheck disable=SC2086
-cargo test -p mcp-bridge-vscode --locked $CONTENTION_TESTS --no-run
+cargo test --workspace --locked $CONTENTION_TESTS --no-run
 stress-ng --cpu "$cores" --timeout "$((CONTENTION_LIMIT + 60))s" --quiet &
 hog=$!
 trap 'kill "$hog" 2>/dev/null || true; wait "$hog" 2>/dev/null || true' EXIT
@@ -25,5 +26,5 @@ echo "== contention: $cores CPU hogs (stress-ng pid $hog); cargo test $CONTENTIO
 start=$SECONDS
 # shellcheck disable=SC2086
 timeout --kill-after=10 "$CONTENTION_LIMIT" \
-  cargo test -p mcp-bridge-vscode --locked $CONTENTION_TESTS -- $CONTENTION_FILTERS
+  cargo test --workspace --locked $CONTENTION_TESTS -- $CONTENTION_FILTERS
 echo "== contention: passed in $((SECONDS - start)) s"

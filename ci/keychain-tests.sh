@@ -25,8 +25,10 @@ if [ -n "$missing" ]; then
 fi
 home="$(mktemp -d "${TMPDIR:-/tmp}/mcp-keychain.XXXXXX")"
 trap 'rm -rf "$home"' EXIT
-# The build is outside the session, so that the session only runs the test.
-cargo test -p mcp-bridge-vscode --locked --lib --test it --no-run
+# The build is outside the session, so that the session only runs the test. `--workspace`, not
+# `-p`: the feature set of ci/test.sh's build, which cargo then reuses (a `-p` build resolves
+# the dependencies' features anew and compiles about 50 of them again).
+cargo test --workspace --locked --lib --test it --no-run
 # The session has a HOME of its own (for the keyring files); cargo and rustup keep theirs.
 export RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}" CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}"
 MCP_KEYCHAIN_SESSION=1 dbus-run-session -- bash -c '
@@ -37,9 +39,9 @@ MCP_KEYCHAIN_SESSION=1 dbus-run-session -- bash -c '
   eval "$(printf %s mcp-keychain-test | gnome-keyring-daemon --unlock --components=secrets)"
   # The store (a unit test), then logout, then the executable, whose last step locks the
   # collection.
-  cargo test -p mcp-bridge-vscode --locked --lib -- --nocapture --exact auth::store::keychain_tests::the_keychain_store_against_the_secret_service
-  cargo test -p mcp-bridge-vscode --locked --test it -- --nocapture --exact logout_index::logout_removes_the_sign_in_from_the_index_of_the_keychain
-  cargo test -p mcp-bridge-vscode --locked --test it -- --nocapture --exact keychain::the_keychain_store_through_the_executable
+  cargo test --workspace --locked --lib -- --nocapture --exact auth::store::keychain_tests::the_keychain_store_against_the_secret_service
+  cargo test --workspace --locked --test it -- --nocapture --exact logout_index::logout_removes_the_sign_in_from_the_index_of_the_keychain
+  cargo test --workspace --locked --test it -- --nocapture --exact keychain::the_keychain_store_through_the_executable
 ' keychain-tests "$home" 2> >(grep -v "Failed to set fd limit" >&2)
 # The keychain holds the sign-in by design; its files on disk must not (the collection is
 # encrypted with its password): the secret sweep (ci/sweep.sh) reads a copy of them.

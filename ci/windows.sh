@@ -121,9 +121,10 @@ fi
 echo "== Windows: transcripts in $((SECONDS - replay_started)) s"
 
 echo "== Windows: process tests under wine (stop sequence, Credential Manager, sign-in)"
+# `--workspace`: the Linux build of ci/test.sh serves (see ci/keychain-tests.sh).
 tests_started=$SECONDS
 MCP_WINE_BRIDGE="$work/mcp-bridge-vscode" MCP_WINE_TOOLS="$work/tools" \
-  cargo test --locked --no-fail-fast -p mcp-bridge-vscode --test it -- --test-threads 1 --nocapture "${MCP_WINE_TESTS:-under_wine_}"
+  cargo test --locked --no-fail-fast --workspace --test it -- --test-threads 1 --nocapture "${MCP_WINE_TESTS:-under_wine_}"
 echo "== Windows: process tests in $((SECONDS - tests_started)) s"
 
 # The lib's unit tests for Windows: the watchdog (no input of the executable holds its stop on
