@@ -12,20 +12,24 @@ pub(crate) fn pad_args(bytes: usize) -> Value {
     json!({"name":"echo","arguments":{"text":"hi","pad":"x".repeat(bytes)}})
 }
 
-/// The three columns of one measure, interleaved: sample k of each peer is taken before sample
+/// The columns of one measure, interleaved: sample k of each peer is taken before sample
 /// k + 1 of any, in an order that rotates, so that a slow moment of this shared machine falls
-/// on all three columns alike instead of on one of them.
+/// on all columns alike instead of on one of them.
 pub(crate) fn interleaved(
     peers: &mut [Peer],
     runs: usize,
     mut sample: impl FnMut(usize, &mut Peer) -> Duration,
 ) -> Vec<Stats> {
-    let n = peers.len();
+    rotated(peers.len(), runs, |i| sample(i, &mut peers[i]))
+}
+
+/// `runs` samples of each of `n` columns in the rotating order of [`interleaved`].
+fn rotated(n: usize, runs: usize, mut sample: impl FnMut(usize) -> Duration) -> Vec<Stats> {
     let mut samples = vec![Vec::with_capacity(runs); n];
     for k in 0..runs {
         for j in 0..n {
             let i = (k + j) % n;
-            samples[i].push(sample(i, &mut peers[i]));
+            samples[i].push(sample(i));
         }
     }
     samples.into_iter().map(stats).collect()
@@ -92,23 +96,19 @@ pub(crate) fn list_changes(peers: &mut [Peer], n: usize) -> Vec<Stats> {
 /// starts the fixture and asks its `server/discover`). The clock stops at the answer; the
 /// stop that follows is not counted.
 pub(crate) fn startup(starts: &[(&Path, Vec<&str>, bool)], runs: usize) -> Vec<Stats> {
-    let mut samples = vec![Vec::with_capacity(runs); starts.len()];
-    for k in 0..runs {
-        for j in 0..starts.len() {
-            let i = (k + j) % starts.len();
-            let (program, args, modern) = &starts[i];
-            let t = Instant::now();
-            let mut peer = Peer::start(program, args, *modern);
-            if *modern {
-                peer.call("server/discover", json!({}));
-            } else {
-                peer.call("initialize", init_params());
-            }
-            samples[i].push(t.elapsed());
-            peer.stop();
+    rotated(starts.len(), runs, |i| {
+        let (program, args, modern) = &starts[i];
+        let t = Instant::now();
+        let mut peer = Peer::start(program, args, *modern);
+        if *modern {
+            peer.call("server/discover", json!({}));
+        } else {
+            peer.call("initialize", init_params());
         }
-    }
-    samples.into_iter().map(stats).collect()
+        let took = t.elapsed();
+        peer.stop();
+        took
+    })
 }
 
 /// Many calls in flight: `window` echo calls are sent at once, and each response lets one more

@@ -13,6 +13,8 @@ pub(crate) fn report(
     url_form: Option<&url::UrlFigures>,
 ) -> bool {
     let ratio = |a: Duration, b: Duration| secs(a) / secs(b);
+    let col =
+        |s: Stats| json!({"median_s": secs(s.median), "min_s": secs(s.min), "max_s": secs(s.max)});
     println!();
     println!(
         "{:<38} {:>11} {:>11} {:>11} {:>14} {:>13}",
@@ -32,7 +34,6 @@ pub(crate) fn report(
             ratio(b.median, d.median),
             ratio(b.median, rl.median)
         );
-        let col = |s: Stats| json!({"median_s": secs(s.median), "min_s": secs(s.min), "max_s": secs(s.max)});
         measures.insert(
             r.key.into(),
             json!({"label": r.label, "direct": col(d), "relay": col(rl), "bridge": col(b)}),
@@ -73,7 +74,6 @@ pub(crate) fn report(
             ratio(b.median, line.median),
             ratio(b.median, rl.median),
         );
-        let col = |s: Stats| json!({"median_s": secs(s.median), "min_s": secs(s.min), "max_s": secs(s.max)});
         floors.insert(
             key.into(),
             json!({"relay": col(rl), "line_relay": col(line), "bridge": col(b)}),

@@ -56,7 +56,11 @@ fn allowed_entries(path: &Path) -> Vec<Grantee> {
     };
     assert_eq!(status, 0, "GetNamedSecurityInfoW of {}", path.display());
     assert!(!dacl.is_null(), "a null DACL grants everybody everything");
-    let mut size: ACL_SIZE_INFORMATION = unsafe { std::mem::zeroed() };
+    let mut size = ACL_SIZE_INFORMATION {
+        AceCount: 0,
+        AclBytesInUse: 0,
+        AclBytesFree: 0,
+    };
     // SAFETY: `dacl` is valid while `sd` is; `size` is the struct of AclSizeInformation.
     let ok = unsafe {
         GetAclInformation(
