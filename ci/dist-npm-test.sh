@@ -8,7 +8,7 @@
 # 2. What npx runs (node_modules/.bin/mcp-bridge-vscode) is the native bridge itself: started as
 #    VS Code starts it, its process is the platform package's binary, a direct child of the
 #    client (ci/vscode_start.py --native): no Node process owns or copies VS Code's pipes.
-# 3. `npx -p mcp-bridge-vscode harness check -- bridge-fixture-server` passes (the harness finds
+# 3. `npx -p mcp-bridge-vscode mcp-bridge-harness check -- bridge-fixture-server` passes (the harness finds
 #    the bridge beside itself); the transcripts of transcripts/m1 replay with the installed
 #    bridge, fixture and harness.
 # 4. The same install with --ignore-scripts (and every Windows install) keeps the Node launcher
@@ -17,6 +17,8 @@
 #    replay through it (its exit codes and stop sequence are the bridge's).
 # 5. The install step with a platform binary that does not run here keeps the launcher and
 #    leaves the platform's file as it was (it must not write through its hard link).
+# 6. The launcher runs nothing, and says why, on a glibc system that has only the musl package,
+#    and with a platform package of another version.
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: $0 <dir of the npm tarballs>" >&2; exit 2; }
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -42,7 +44,7 @@ replay() {
   local bin="$1/node_modules/.bin" schemas=() files=("${@:2}")
   [ -d "$spec" ] && schemas=(--schemas "$spec")
   (cd "$root" && MCP_BRIDGE_BIN="$bin/mcp-bridge-vscode" BRIDGE_FIXTURE_SERVER="$bin/bridge-fixture-server" \
-    "$bin/harness" "${schemas[@]}" "${files[@]}" | tail -n 2)
+    "$bin/mcp-bridge-harness" "${schemas[@]}" "${files[@]}" | tail -n 2)
 }
 
 echo "== npm: install from the tarballs (no registry)"
@@ -52,8 +54,8 @@ got="$(cd "$work/npx" && npx --offline mcp-bridge-vscode --version)"
 echo "npx mcp-bridge-vscode --version: $got"
 bin="$work/npx/node_modules/.bin"
 python3 "$root/ci/vscode_start.py" --native "$bin/mcp-bridge-vscode" -- "$bin/mcp-bridge-vscode" -- "$bin/bridge-fixture-server"
-echo "== npm: npx -p mcp-bridge-vscode harness check -- bridge-fixture-server"
-(cd "$work/npx" && env -u MCP_BRIDGE_BIN npx --offline -p mcp-bridge-vscode harness check -- bridge-fixture-server | tail -n 1)
+echo "== npm: npx -p mcp-bridge-vscode mcp-bridge-harness check -- bridge-fixture-server"
+(cd "$work/npx" && env -u MCP_BRIDGE_BIN npx --offline -p mcp-bridge-vscode mcp-bridge-harness check -- bridge-fixture-server | tail -n 1)
 echo "== npm: transcripts/m1 with MCP_BRIDGE_BIN=node_modules/.bin/mcp-bridge-vscode"
 replay "$work/npx" transcripts/m1
 
@@ -69,7 +71,7 @@ broken="$work/broken/node_modules"
 mkdir -p "$broken/@mcp-bridge-vscode/$platform/bin"
 cp -r "$work/launcher/node_modules/mcp-bridge-vscode" "$broken/"
 cp "$work/launcher/node_modules/@mcp-bridge-vscode/$platform/package.json" "$broken/@mcp-bridge-vscode/$platform/"
-for b in mcp-bridge-vscode harness bridge-fixture-server; do
+for b in mcp-bridge-vscode mcp-bridge-harness bridge-fixture-server; do
   printf 'not a program\n' >"$broken/@mcp-bridge-vscode/$platform/bin/$b"
   chmod 755 "$broken/@mcp-bridge-vscode/$platform/bin/$b"
 done
@@ -79,3 +81,31 @@ done
 cmp -s "$broken/mcp-bridge-vscode/bin/mcp-bridge-vscode" "$root/packaging/npm/mcp-bridge-vscode/bin/mcp-bridge-vscode" ||
   { echo "$0: the launcher script is not back in place" >&2; exit 1; }
 echo "the launcher stays, the platform's file is unchanged"
+
+# The launcher's choice of its platform package: only the one of this libc and of its own
+# version (lib/platform.js); here a glibc host, given the musl package alone, then a glibc
+# package of another version. Each start fails with the reason, and runs nothing.
+launcher_error() {
+  local out
+  if out="$(node "$1/mcp-bridge-vscode/bin/mcp-bridge-vscode" --version 2>&1)"; then
+    echo "$0: the launcher ran a binary ($out) with $2" >&2
+    exit 1
+  fi
+  case "$out" in
+    *"$3"*) echo "$2: $out" ;;
+    *) echo "$0: with $2 the launcher said '$out', not '$3'" >&2; exit 1 ;;
+  esac
+}
+echo "== npm: the launcher with the musl package on a glibc system, and with a stale package"
+if [ "$(node -p 'process.report.getReport().header.glibcVersionRuntime ? 1 : 0')" = 1 ]; then
+  mixed="$work/mixed/node_modules"
+  mkdir -p "$mixed/@mcp-bridge-vscode"
+  cp -r "$work/launcher/node_modules/mcp-bridge-vscode" "$mixed/"
+  cp -r "$work/launcher/node_modules/@mcp-bridge-vscode/$platform" "$mixed/@mcp-bridge-vscode/$platform-musl"
+  launcher_error "$mixed" "only $platform-musl installed" "is built for musl and this system has glibc"
+  rm -rf "$mixed/@mcp-bridge-vscode/$platform-musl"
+  cp -r "$work/launcher/node_modules/@mcp-bridge-vscode/$platform" "$mixed/@mcp-bridge-vscode/$platform"
+  node -e 'const f=process.argv[1], p=JSON.parse(require("fs").readFileSync(f)); p.version="0.0.1"; require("fs").writeFileSync(f, JSON.stringify(p))' \
+    "$mixed/@mcp-bridge-vscode/$platform/package.json"
+  launcher_error "$mixed" "$platform of version 0.0.1" "is version 0.0.1, not $version"
+fi

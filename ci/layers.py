@@ -26,9 +26,9 @@ modules and `*_tests.rs` files) counts like any code.
 
 What fails (exit 1), each printed on one line:
   (a) a cycle among the children of one module (the arrows of the cycle, each with a file:line);
-  (b) for bridge/src, an arrow between top-level modules that runs up against LAYERS below
+  (b) for bridge/src, an arrow between top-level modules that runs up against the layer table of docs/architecture.md
       (a module may use modules of its own rank or lower ranks; a top-level module that is not
-      in LAYERS is a failure too, so that a new module gets its place);
+      in that table is a failure too, so that a new module gets its place);
   (c) the named rules of bridge/src (RULES below): auth/ never imports upstream/; wire/,
       translate/, input/ and listen/ never import auth/, upstream/ or front/.
 It prints what it checked: files, arrows, modules per level, and each failure.
@@ -39,25 +39,32 @@ import re
 import sys
 from collections import defaultdict
 
-# The layer order of bridge/src, lowest first. A module may import modules of its own rank or
-# lower ones (never a cycle: rule (a) holds at every rank). test_support (the generators and
-# the binaries of the unit tests) uses nothing of the crate; run (the executable's body) and
-# rules_doc_tests (a unit test over the whole crate) sit on top of everything, under main.
-LAYERS = {
-    "bridge/src": [
-        ["errors", "test_support"],
-        ["log", "sync", "cli", "watchdog"],
-        ["wire"],
-        ["translate", "input", "listen"],
-        ["http"],
-        ["auth"],
-        ["upstream"],
-        ["front"],
-        ["logout", "embed"],
-        ["run", "rules_doc_tests"],
-        ["main"],
-    ],
-}
+# The layer order of bridge/src, lowest first, is written once: the table of "The layers of the
+# bridge" in docs/architecture.md, one row per rank, whose Folder column names the modules
+# (`wire/`, `sync.rs`). A module may import modules of its own rank or lower ones (never a
+# cycle: rule (a) holds at every rank). `lib.rs` is the crate root, not a module of a rank.
+ARCHITECTURE = "docs/architecture.md"
+
+
+def read_layers(path=ARCHITECTURE):
+    """The ranks of the table in docs/architecture.md, each a list of module names."""
+    text = open(path, encoding="utf-8").read()
+    section = text.split("## The layers of the bridge", 1)[1].split("\n## ", 1)[0]
+    ranks = []
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not line.startswith("|") or len(cells) < 3:
+            continue
+        if cells[0] == "Layer" or set(cells[1]) <= set("- "):
+            continue  # the header and its rule
+        names = [re.sub(r"(/|\.rs)$", "", n) for n in re.findall(r"`([^`]+)`", cells[1])]
+        names = [n for n in names if n != "lib"]
+        if names:
+            ranks.append(names)
+    if not ranks:
+        raise SystemExit(f"{path}: no layer table under '## The layers of the bridge'")
+    return ranks
+
 
 # Named rules: (crate dir, the importing top-level modules, the forbidden top-level modules).
 RULES = [
@@ -406,12 +413,12 @@ def check(src):
                       for a in comp for b in sorted(levels[lvl][a]) if b in comp]
             failures.append(f"cycle in {name(lvl)}: {{{', '.join(comp)}}}: " + "; ".join(inside))
     key = os.path.normpath(src)
-    order = LAYERS.get(key)
+    order = read_layers() if key == "bridge/src" else None
     if order:
         rank = top_rank(order)
         for top in sorted(crate.children.get((), set()) | ({"main"} if ("main",) in crate.modules else set())):
             if top not in rank:
-                failures.append(f"layer: the top-level module {top} has no place in LAYERS")
+                failures.append(f"layer: the top-level module {top} has no row in {ARCHITECTURE}")
         for b_set_from, b_set in levels[()].items():
             for to in sorted(b_set):
                 if b_set_from in rank and to in rank and rank[to] > rank[b_set_from]:

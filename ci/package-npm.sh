@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The npm packages from the staged binaries: one package per platform (@mcp-bridge-vscode/<os>-<cpu>,
-# selected by npm through `os` and `cpu`) and the main package mcp-bridge-vscode, whose optional
-# dependencies name them (packaging/npm/, bridge/README.md "npm and PyPI").
+# and <os>-<cpu>-musl for a Linux with musl libc, selected by npm through `os`, `cpu` and `libc`)
+# and the main package mcp-bridge-vscode, whose optional dependencies name them (packaging/npm/, bridge/README.md "npm and PyPI").
 #
 #   bash ci/package-npm.sh <stage dir> <out dir>
 #
 # <stage dir> holds one folder per Rust target (x86_64-unknown-linux-gnu/, …) with
-# mcp-bridge-vscode, harness and bridge-fixture-server (.exe on Windows), as ci/release.sh leaves
+# mcp-bridge-vscode, mcp-bridge-harness and bridge-fixture-server (.exe on Windows), as ci/release.sh leaves
 # them; <out dir> receives the tarballs of `npm pack`. Nothing is compiled here.
 set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: $0 <stage dir> <out dir>" >&2; exit 2; }
@@ -19,15 +19,18 @@ version="$(sed -n 's/^version = "\(.*\)"$/\1/p' "$root/Cargo.toml" | head -n 1)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-# npm's names (process.platform, process.arch) of a Rust target; empty for one npm has no package for.
+# npm's names (process.platform, process.arch, the libc field or -) of a Rust target; empty for
+# one npm has no package for (packaging/targets lists the targets).
 npm_platform() {
   case "$1" in
-    x86_64-unknown-linux-gnu* | x86_64-unknown-linux-musl) echo "linux x64" ;;
-    aarch64-unknown-linux-gnu* | aarch64-unknown-linux-musl) echo "linux arm64" ;;
-    x86_64-pc-windows-gnu | x86_64-pc-windows-msvc) echo "win32 x64" ;;
-    aarch64-pc-windows-msvc | aarch64-pc-windows-gnullvm) echo "win32 arm64" ;;
-    x86_64-apple-darwin) echo "darwin x64" ;;
-    aarch64-apple-darwin) echo "darwin arm64" ;;
+    x86_64-unknown-linux-gnu*) echo "linux x64 glibc" ;;
+    aarch64-unknown-linux-gnu*) echo "linux arm64 glibc" ;;
+    x86_64-unknown-linux-musl) echo "linux x64 musl" ;;
+    aarch64-unknown-linux-musl) echo "linux arm64 musl" ;;
+    x86_64-pc-windows-gnu | x86_64-pc-windows-msvc) echo "win32 x64 -" ;;
+    aarch64-pc-windows-msvc | aarch64-pc-windows-gnullvm) echo "win32 arm64 -" ;;
+    x86_64-apple-darwin) echo "darwin x64 -" ;;
+    aarch64-apple-darwin) echo "darwin arm64 -" ;;
   esac
 }
 
@@ -46,33 +49,39 @@ set_json() {
 deps="{}"
 for dir in "$stage"/*/; do
   target="$(basename "$dir")"
-  read -r os cpu <<<"$(npm_platform "$target")" || true
+  read -r os cpu libc <<<"$(npm_platform "$target")" || true
   if [ -z "${os:-}" ]; then
     echo "$0: no npm platform for the target $target; left out" >&2
     continue
   fi
   exe=""
   [ "$os" = win32 ] && exe=".exe"
-  pkg="$work/$os-$cpu"
+  name="$os-$cpu"
+  fields="\"os\":[\"$os\"],\"cpu\":[\"$cpu\"]"
+  if [ "$libc" != - ]; then
+    fields="$fields,\"libc\":[\"$libc\"]"
+    if [ "$libc" = musl ]; then name="$name-musl"; fi
+  fi
+  pkg="$work/$name"
   if [ -d "$pkg" ]; then
-    echo "$0: two targets for the npm platform $os-$cpu ($target and another); give one" >&2
+    echo "$0: two targets for the npm platform $name ($target and another); give one" >&2
     exit 1
   fi
   mkdir -p "$pkg/bin"
   cp "$root/packaging/npm/platform/package.json" "$pkg/"
   cp "$root/packaging/npm/README.md" "$pkg/"
   [ -f "$root/LICENSE" ] && cp "$root/LICENSE" "$pkg/"
-  for b in mcp-bridge-vscode harness bridge-fixture-server; do
+  for b in mcp-bridge-vscode mcp-bridge-harness bridge-fixture-server; do
     [ -f "$dir/$b$exe" ] || { echo "$0: $dir$b$exe is missing" >&2; exit 1; }
     cp "$dir/$b$exe" "$pkg/bin/"
     chmod 755 "$pkg/bin/$b$exe"
   done
   set_json "$pkg/package.json" \
-    "{\"name\":\"@mcp-bridge-vscode/$os-$cpu\",\"os\":[\"$os\"],\"cpu\":[\"$cpu\"],\"description\":\"The native binaries of mcp-bridge-vscode for $os-$cpu ($target)\"}"
+    "{\"name\":\"@mcp-bridge-vscode/$name\",$fields,\"description\":\"The native binaries of mcp-bridge-vscode for $name ($target)\"}"
   deps="$(node -e 'const d=JSON.parse(process.argv[1]); d[process.argv[2]]=process.argv[3]; console.log(JSON.stringify(d))' \
-    "$deps" "@mcp-bridge-vscode/$os-$cpu" "$version")"
+    "$deps" "@mcp-bridge-vscode/$name" "$version")"
   (cd "$pkg" && npm pack --silent --pack-destination "$out" >/dev/null)
-  echo "npm: @mcp-bridge-vscode/$os-$cpu $version ($target)"
+  echo "npm: @mcp-bridge-vscode/$name $version ($target)"
 done
 [ "$deps" != "{}" ] || { echo "$0: no staged target in $stage" >&2; exit 1; }
 

@@ -77,7 +77,7 @@ class Places:
         (self.home / ".local" / "bin").mkdir(parents=True)
         self.workspace.mkdir()
         bin_dir = Path(a.bin_dir).resolve()
-        for name in ("mcp-bridge-vscode", "harness", "bridge-fixture-server"):
+        for name in ("mcp-bridge-vscode", "mcp-bridge-harness", "bridge-fixture-server"):
             (self.home / ".local" / "bin" / name).symlink_to(bin_dir / name)
         # The reader's own server: a Python script that needs its API key and then is the
         # fixture server (it replaces itself with it).

@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # The release archives as a user gets them, checked (ci/test.sh runs this after its debug build
 # and its transcripts; it needs target/debug/harness):
-#   1. `bash ci/release.sh --profile dev`: the three targets' archives with the shipped linking,
-#      in the fast profile (the shipped profile only adds optimisation and LTO);
+#   1. `bash ci/release.sh --profile dev`: the archives of the `here` targets of packaging/targets
+#      with the shipped linking, in the fast profile (the shipped profile only adds optimisation
+#      and LTO);
 #   2. `sha256sum -c SHA256SUMS`; each archive holds the three binaries, README.md and LICENSE;
-#   3. what each Linux binary links (`file`, `ldd`/`readelf`): dynamic glibc, never static, no
-#      symbol version newer than the 2.17 baseline;
-#   4. the Linux x86_64 archive's bridge and fixture replay every transcript; the aarch64 ones,
-#      under qemu-user with Debian's aarch64 glibc, replay transcripts/m1 and transcripts/m2;
-#   5. `cargo install --locked --path <crate>` of the three crates from a copy of the sources
-#      that is deleted before the installed bridge replays transcripts/m1 (no file of the
-#      source tree is read at run time); the dev profile (--debug), sharing target/;
-#   6. `cargo check` of the bridge for both macOS targets (its Keychain store and process group),
-#      through cargo-zigbuild: Zig is the C compiler of ring's build script (no Apple SDK here).
+#   3. what each binary is (`file`, `readelf`, the PE header): its target's machine (x86-64,
+#      aarch64; PE AMD64 or ARM64 for Windows); glibc builds dynamic with no symbol version newer
+#      than the 2.17 baseline, musl builds static;
+#   4. the static musl x86_64 archive's bridge and fixture replay every transcript, the glibc
+#      x86_64 ones transcripts/m1; the musl aarch64 ones replay transcripts/m1 and m2 under
+#      qemu-user, and the glibc aarch64 bridge runs there with Debian's aarch64 glibc;
+#   5. `cargo publish --dry-run` of the three published crates, and one build of their packaged
+#      files (`cargo package`) whose binaries replay transcripts/m1 with the sources removed;
+#   6. `cargo check` of the bridge for aarch64 macOS (its Keychain store and process group),
+#      through cargo-zigbuild: Zig is the C compiler of ring's build script (no Apple SDK here);
+#   7. the workflows (ci/workflows-check.sh): their lint, and release.yml's targets.
 # Each step prints the seconds it took. A step that cannot run here records "SKIPPED: …".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,15 +42,20 @@ version="$(cargo pkgid -p mcp-bridge-vscode | sed 's/.*@//')"
 dist="$PWD/target/dist"
 work="$(mktemp -d "${TMPDIR:-/tmp}/release-check.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
-bins=(mcp-bridge-vscode harness bridge-fixture-server)
+bins=(mcp-bridge-vscode mcp-bridge-harness bridge-fixture-server)
 
 build() { bash ci/release.sh --profile dev; }
+
+# The targets that ci/release.sh builds here (packaging/targets), and the folder of each
+# unpacked archive.
+mapfile -t targets < <(awk '!/^#/ && $2 == "here" { print $1 }' packaging/targets)
+unpacked() { echo "$work/$1/mcp-bridge-vscode-$version-$1"; }
 
 # The archives, their sums and their contents; each one unpacked into $work/<target>/.
 contents() {
   (cd "$dist" && sha256sum -c SHA256SUMS)
   local t name want have
-  for t in x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu x86_64-pc-windows-gnu; do
+  for t in "${targets[@]}"; do
     name="mcp-bridge-vscode-$version-$t"
     mkdir -p "$work/$t"
     case "$t" in
@@ -67,85 +75,156 @@ contents() {
   done
 }
 
-# Dynamic glibc, never static; the newest glibc symbol version it needs is at most 2.17.
+fail() { echo "release check: $1" >&2; exit 1; }
+
+# glibc: dynamic, loads libc.so.6, no glibc symbol version newer than the 2.17 baseline.
+glibc_linking() {
+  local t="$1" b="$2" f="$3" info="$4" newest
+  if [ "$t" = x86_64-unknown-linux-gnu ]; then ldd "$f" | sed 's/^/    /'; fi
+  newest="$(readelf -V -W "$f" | grep -o 'GLIBC_2\.[0-9.]*' | sort -uV | tail -n 1 || true)"
+  echo "    needs: $(readelf -d -W "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | paste -sd ' ' -), newest symbol version $newest"
+  case "$info" in
+    *"dynamically linked"*"interpreter"*) ;;
+    *) fail "$t/$b is not dynamically linked against glibc" ;;
+  esac
+  readelf -d -W "$f" | grep -q 'NEEDED.*\[libc\.so\.6\]' || fail "$t/$b does not load libc.so.6"
+  if [ "$(printf '%s\n' "$newest" GLIBC_2.17 | sort -V | tail -n 1)" != GLIBC_2.17 ]; then
+    fail "$t/$b needs $newest, newer than the 2.17 baseline"
+  fi
+}
+
+# musl: static, no loader (no PT_INTERP) and no shared library (no NEEDED).
+musl_linking() {
+  local t="$1" b="$2" f="$3" info="$4"
+  case "$info" in
+    *"static-pie linked"* | *"statically linked"*) ;;
+    *) fail "$t/$b is not statically linked" ;;
+  esac
+  if readelf -l -W "$f" | grep -q 'INTERP' || readelf -d -W "$f" | grep -q '(NEEDED)'; then
+    fail "$t/$b needs a loader or a shared library"
+  fi
+  echo "    static: no interpreter, no NEEDED"
+}
+
+# Windows: the PE header's machine (IMAGE_FILE_MACHINE_AMD64 0x8664, _ARM64 0xAA64).
+pe_machine() {
+  python3 -c '
+import struct, sys
+d = open(sys.argv[1], "rb").read(4096)
+off = struct.unpack_from("<I", d, 0x3C)[0]
+assert d[off:off + 4] == b"PE\0\0", "no PE signature"
+print(hex(struct.unpack_from("<H", d, off + 4)[0]))' "$1"
+}
+
+# What each binary is: the ELF or PE machine of its target, and the linking of its libc.
 linking() {
-  local t b f info newest
-  for t in x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu; do
+  local t b f info machine
+  for t in "${targets[@]}"; do
     for b in "${bins[@]}"; do
-      f="$work/$t/mcp-bridge-vscode-$version-$t/$b"
+      case "$t" in
+        *windows*)
+          f="$(unpacked "$t")/$b.exe"
+          machine="$(pe_machine "$f")"
+          echo "$t/$b.exe: $(file -b "$f"), machine $machine"
+          case "$t:$machine" in
+            x86_64-*:0x8664 | aarch64-*:0xaa64) ;;
+            *) fail "$t/$b.exe has the PE machine $machine" ;;
+          esac
+          continue ;;
+      esac
+      f="$(unpacked "$t")/$b"
       info="$(file -b "$f")"
       echo "$t/$b: $info"
-      if [ "$t" = x86_64-unknown-linux-gnu ]; then ldd "$f" | sed 's/^/    /'; fi
-      newest="$(readelf -V -W "$f" | grep -o 'GLIBC_2\.[0-9.]*' | sort -uV | tail -n 1 || true)"
-      echo "    needs: $(readelf -d -W "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | paste -sd ' ' -), newest symbol version $newest"
-      case "$info" in
-        *"dynamically linked"*"interpreter"*) ;;
-        *) echo "release check: $t/$b is not dynamically linked against glibc" >&2; exit 1 ;;
-      esac
       case "$t:$info" in
         x86_64-*:*x86-64* | aarch64-*:*aarch64*) ;;
-        *) echo "release check: $t/$b is not a binary for $t" >&2; exit 1 ;;
+        *) fail "$t/$b is not a binary for $t" ;;
       esac
-      if ! readelf -d -W "$f" | grep -q 'NEEDED.*\[libc\.so\.6\]'; then
-        echo "release check: $t/$b does not load libc.so.6" >&2
-        exit 1
-      fi
-      if [ "$(printf '%s\n' "$newest" GLIBC_2.17 | sort -V | tail -n 1)" != GLIBC_2.17 ]; then
-        echo "release check: $t/$b needs $newest, newer than the 2.17 baseline" >&2
-        exit 1
-      fi
+      case "$t" in
+        *-gnu) glibc_linking "$t" "$b" "$f" "$info" ;;
+        *-musl) musl_linking "$t" "$b" "$f" "$info" ;;
+      esac
     done
   done
 }
 
+# The static musl build replays every transcript (it runs on any x86_64 Linux, so it serves
+# where the glibc one did); the glibc build, the same code with another libc, replays m1.
 replay_x86_64() {
-  local d="$work/x86_64-unknown-linux-gnu/mcp-bridge-vscode-$version-x86_64-unknown-linux-gnu"
+  local d
+  d="$(unpacked x86_64-unknown-linux-musl)"
   MCP_BRIDGE_BIN="$d/mcp-bridge-vscode" BRIDGE_FIXTURE_SERVER="$d/bridge-fixture-server" \
     replay transcripts/
+  d="$(unpacked x86_64-unknown-linux-gnu)"
+  MCP_BRIDGE_BIN="$d/mcp-bridge-vscode" BRIDGE_FIXTURE_SERVER="$d/bridge-fixture-server" \
+    replay transcripts/m1
 }
 
-# qemu-aarch64 runs each binary with Debian's aarch64 glibc as its root (-L); a two-line
-# wrapper per binary stands where the harness expects an executable.
+# qemu-aarch64 runs each binary (with Debian's aarch64 glibc as its root, -L, for the glibc
+# build; the static musl build needs none); a two-line wrapper per binary stands where the
+# harness expects an executable.
 replay_aarch64() {
-  local d="$work/aarch64-unknown-linux-gnu/mcp-bridge-vscode-$version-aarch64-unknown-linux-gnu"
-  local sysroot=/usr/aarch64-linux-gnu b
+  local sysroot=/usr/aarch64-linux-gnu t b d root
   if ! command -v qemu-aarch64 >/dev/null || [ ! -e "$sysroot/lib/ld-linux-aarch64.so.1" ]; then
     skipped "ci/release-check.sh: the aarch64 replay (no qemu-aarch64 or no $sysroot; ci/setup.sh installs them)"
     return 0
   fi
-  for b in mcp-bridge-vscode bridge-fixture-server; do
-    printf '#!/bin/sh\nexec qemu-aarch64 -L %s %s "$@"\n' "$sysroot" "$d/$b" >"$work/$b-aarch64"
-    chmod +x "$work/$b-aarch64"
-  done
-  "$work/mcp-bridge-vscode-aarch64" --version
-  # qemu-user runs the child of glibc's posix_spawn (clone with CLONE_VM|CLONE_VFORK) as a plain
-  # fork, so the child's failed exec never reaches the parent: a missing upstream command looks
-  # like one that exits at once. That one transcript runs natively above, not here.
+  # qemu-user runs the child of posix_spawn (clone with CLONE_VM|CLONE_VFORK) as a plain fork,
+  # so the child's failed exec never reaches the parent: a missing upstream command looks like
+  # one that exits at once. That one transcript runs natively above, not here.
   local emulated=transcripts/m1/R7-spawn-failed.jsonl files
   skipped "ci/release-check.sh: $emulated under qemu-user (a failed exec of a spawned child is not reported by the emulator)"
   mapfile -t files < <(ls transcripts/m1/*.jsonl transcripts/m2/*.jsonl | grep -vxF "$emulated")
-  # One transcript at a time: an emulated bridge and fixture each take a core while qemu
-  # translates their code, and two side by side missed the contract's bounds on 2 loaded cores.
-  MCP_BRIDGE_BIN="$work/mcp-bridge-vscode-aarch64" \
-    BRIDGE_FIXTURE_SERVER="$work/bridge-fixture-server-aarch64" \
-    replay --jobs 1 "${files[@]}"
+  for t in aarch64-unknown-linux-musl aarch64-unknown-linux-gnu; do
+    d="$(unpacked "$t")"
+    root=""
+    case "$t" in *-gnu) root="-L $sysroot" ;; esac
+    for b in mcp-bridge-vscode bridge-fixture-server; do
+      printf '#!/bin/sh\nexec qemu-aarch64 %s %s "$@"\n' "$root" "$d/$b" >"$work/$b-$t"
+      chmod +x "$work/$b-$t"
+    done
+    "$work/mcp-bridge-vscode-$t" --version
+    # The glibc build is the musl build's code with another libc: it runs (its loader and
+    # libc, above), and the libc difference replays on x86_64 (m1 through the glibc archive);
+    # a second emulated replay would add about 200 s to CI for no other line of code.
+    case "$t" in *-gnu) continue ;; esac
+    # One transcript at a time: an emulated bridge and fixture each take a core while qemu
+    # translates their code, and two side by side missed the contract's bounds on 2 loaded cores.
+    MCP_BRIDGE_BIN="$work/mcp-bridge-vscode-$t" BRIDGE_FIXTURE_SERVER="$work/bridge-fixture-server-$t" \
+      replay --jobs 1 "${files[@]}"
+  done
 }
 
-# From a copy of the tracked sources, removed before the run: the installed binaries must not
-# read files of the tree they were built from.
-install() {
-  local src="$work/src" root="$work/root" crate
-  mkdir -p "$src"
-  git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$src"
-  for crate in bridge harness fixture-server; do
-    CARGO_TARGET_DIR="$PWD/target" cargo install --quiet --locked --debug --path "$src/$crate" --root "$root"
+# The published crates as crates.io gets them: `cargo publish --dry-run` of the three (its
+# checks of the metadata and the versioned dependencies; --no-verify: the one build below stands
+# for the three verify builds), their .crate files from `cargo package`, unpacked into one
+# workspace whose crates find each other there ([patch.crates-io]), built once from the
+# packaged files alone; the unpacked sources are removed before the built binaries replay
+# transcripts/m1 (no file of a source tree is read at run time). The dev profile, sharing target/.
+packaged() {
+  local crates=(-p mcp-bridge-vscode -p mcp-bridge-harness -p bridge-fixture-server)
+  local pkg="$work/packaged" root="$work/root" c
+  cargo publish --dry-run --no-verify --allow-dirty --locked --quiet "${crates[@]}"
+  cargo package --no-verify --allow-dirty --offline --locked --quiet "${crates[@]}"
+  mkdir -p "$pkg" "$root/bin"
+  for c in mcp-bridge-vscode mcp-bridge-harness bridge-fixture-server; do
+    tar -xzf "target/package/$c-$version.crate" -C "$pkg"
   done
-  rm -rf "$src"
+  cat >"$pkg/Cargo.toml" <<EOF_TOML
+[workspace]
+resolver = "3"
+members = ["mcp-bridge-vscode-$version", "mcp-bridge-harness-$version", "bridge-fixture-server-$version"]
+[patch.crates-io]
+mcp-bridge-vscode = { path = "mcp-bridge-vscode-$version" }
+EOF_TOML
+  cp Cargo.lock "$pkg/"
+  CARGO_TARGET_DIR="$PWD/target" cargo build --quiet --offline --bins --manifest-path "$pkg/Cargo.toml"
+  for c in "${bins[@]}"; do cp "target/debug/$c" "$root/bin/"; done
+  rm -rf "$pkg"
   ls "$root/bin"
   local schemas=()
   if [ -d "$spec" ]; then schemas=(--schemas "$spec"); fi
   MCP_BRIDGE_BIN="$root/bin/mcp-bridge-vscode" BRIDGE_FIXTURE_SERVER="$root/bin/bridge-fixture-server" \
-    "$root/bin/harness" "${schemas[@]}" transcripts/m1
+    "$root/bin/mcp-bridge-harness" "${schemas[@]}" transcripts/m1
 }
 
 # ring's build script compiles C for the target even for `cargo check`; cargo-zigbuild gives
@@ -153,7 +232,9 @@ install() {
 # is linked, so no SDK is needed).
 macos() {
   local t
-  for t in aarch64-apple-darwin x86_64-apple-darwin; do
+  # aarch64 only: x86_64 macOS builds the same code (no cfg on the architecture in the bridge),
+  # and is built on the release workflow's macOS runner.
+  for t in $(awk '!/^#/ && $2 == "macos" && $3 == "check" { print $1 }' packaging/targets); do
     if ! rustup target list --installed | grep -qx "$t"; then
       skipped "ci/release-check.sh: cargo check for $t (rustup has no target $t)"
       continue
@@ -165,8 +246,9 @@ macos() {
 
 step "archives (ci/release.sh --profile dev)" build
 step "sums and contents" contents
-step "linking of the Linux binaries" linking
-step "every transcript through the Linux x86_64 archive's bridge and fixture" replay_x86_64
-step "transcripts/m1 and m2 through the aarch64 bridge and fixture under qemu-user" replay_aarch64
-step "cargo install of the three crates; transcripts/m1 through the installed binaries" install
+step "machine and linking of the binaries" linking
+step "every transcript through the musl x86_64 archive, m1 through the glibc one" replay_x86_64
+step "transcripts/m1 and m2 through the musl aarch64 archive under qemu-user, the glibc one started" replay_aarch64
+step "cargo publish --dry-run; one build of the packaged crates; transcripts/m1 through them" packaged
 step "cargo check for macOS" macos
+step "the workflows (ci/workflows-check.sh)" bash ci/workflows-check.sh

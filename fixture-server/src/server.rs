@@ -1,18 +1,24 @@
 //! The rmcp `ServerHandler` of the fixture: its identity and capabilities, and the dispatch of
-//! each request to the module of its feature.
+//! each request to the module of its feature. One handler for both revisions: with
+//! `--revision 2025-11-25` the few requests that differ go to [`crate::older`], everything
+//! else is shared.
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
-    ExtensionCapabilities, GetPromptRequestParams, GetPromptResponse, Implementation, JsonObject,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, PromptsCapability, ReadResourceRequestParams, ReadResourceResponse,
-    ResourcesCapability, ServerCapabilities, ServerConfig, SubscriptionFilter, ToolsCapability,
+    DiscoverRequestMethod, DiscoverResult, ExtensionCapabilities, GetPromptRequestParams,
+    GetPromptResponse, Implementation, JsonObject, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    SubscribeRequestMethod, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestMethod,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
 
+use crate::older::{self, Older};
 use crate::state::State;
 use crate::{cli, envelope, listen, prompts, resources, tools};
 
@@ -27,31 +33,31 @@ pub const APPS_EXTENSION: &str = "io.modelcontextprotocol/ui";
 #[derive(Clone)]
 pub struct Fixture {
     state: Arc<State>,
+    /// `--revision 2025-11-25`: the session state of the older revision.
+    older: Option<Arc<Older>>,
 }
 
 impl Fixture {
+    /// A server of revision 2026-07-28.
     pub fn new(state: Arc<State>) -> Self {
-        Self { state }
+        Self { state, older: None }
+    }
+
+    /// A server of revision 2025-11-25 (docs/fixture.md).
+    pub fn older(state: Arc<State>) -> Self {
+        Self {
+            state,
+            older: Some(Arc::new(Older::default())),
+        }
     }
 }
 
-/// The capabilities: logging, completions, the three lists with their changes, resource
-/// subscriptions and the MCP Apps extension. The bridge passes them to VS Code (R1), and opens
-/// its listen stream because of the list changes (R2).
+/// The capabilities: those of both revisions (logging, completions, the three lists with their
+/// changes, resource subscriptions; [`older::capabilities`]) and the MCP Apps extension. The
+/// bridge passes them to VS Code (R1), and opens its listen stream because of the list changes
+/// (R2).
 fn capabilities() -> ServerCapabilities {
-    let mut capabilities = ServerCapabilities::default();
-    capabilities.logging = Some(JsonObject::new());
-    capabilities.completions = Some(JsonObject::new());
-    let mut prompts = PromptsCapability::default();
-    prompts.list_changed = Some(true);
-    capabilities.prompts = Some(prompts);
-    let mut resources = ResourcesCapability::default();
-    resources.subscribe = Some(true);
-    resources.list_changed = Some(true);
-    capabilities.resources = Some(resources);
-    let mut tools = ToolsCapability::default();
-    tools.list_changed = Some(true);
-    capabilities.tools = Some(tools);
+    let mut capabilities = older::capabilities();
     let mut extensions = ExtensionCapabilities::new();
     extensions.insert(APPS_EXTENSION.into(), JsonObject::new());
     capabilities.extensions = Some(extensions);
@@ -60,9 +66,36 @@ fn capabilities() -> ServerCapabilities {
 
 impl ServerHandler for Fixture {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(capabilities())
+        let config = match &self.older {
+            None => ServerConfig::new(capabilities()),
+            Some(_) => ServerConfig::new(older::capabilities())
+                .with_protocol_version(ProtocolVersion::V_2025_11_25),
+        };
+        config
             .with_server_info(Implementation::new(NAME, cli::VERSION))
             .with_instructions(INSTRUCTIONS)
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        match &self.older {
+            None => Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS),
+            Some(_) => Cow::Borrowed(older::REVISIONS),
+        }
+    }
+
+    /// An older server does not know `server/discover`: -32601, the answer that the bridge's
+    /// detection reads as "an older server".
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, McpError> {
+        match &self.older {
+            None => Ok(DiscoverResult::from_server_info(
+                self.supported_protocol_versions().into_owned(),
+                self.get_info(),
+            )),
+            Some(_) => Err(McpError::method_not_found::<DiscoverRequestMethod>()),
+        }
     }
 
     async fn call_tool(
@@ -75,7 +108,10 @@ impl ServerHandler for Fixture {
             envelope::check(&context)?;
             return Ok(crate::json::text_result(crate::oauth::GUARDED_TEXT).into());
         }
-        tools::call(&self.state, request, context).await
+        match &self.older {
+            None => tools::call(&self.state, request, context).await,
+            Some(older) => older::tools::call(older, &self.state, request, context).await,
+        }
     }
 
     async fn list_tools(
@@ -84,7 +120,10 @@ impl ServerHandler for Fixture {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         envelope::check(&context)?;
-        let mut list = tools::list(&self.state, cursor(&request))?;
+        let mut list = match &self.older {
+            None => tools::list(&self.state, cursor(&request))?,
+            Some(_) => older::tools::list(&self.state, cursor(&request))?,
+        };
         if self.state.options.oauth && list.next_cursor.is_none() {
             list.tools.push(crate::oauth::guarded_tool());
         }
@@ -97,7 +136,12 @@ impl ServerHandler for Fixture {
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
         envelope::check(&context)?;
-        prompts::list(&self.state, cursor(&request))
+        let mut list = prompts::list(&self.state, cursor(&request))?;
+        if self.older.is_some() {
+            list.prompts
+                .retain(|prompt| prompt.name != older::ROUND_PROMPT);
+        }
+        Ok(list)
     }
 
     async fn get_prompt(
@@ -105,6 +149,12 @@ impl ServerHandler for Fixture {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
+        if self.older.is_some() && request.name == older::ROUND_PROMPT {
+            return Err(McpError::invalid_params(
+                format!("Unknown prompt: {}", older::ROUND_PROMPT),
+                None,
+            ));
+        }
         prompts::get(&self.state, request, &context)
     }
 
@@ -155,6 +205,36 @@ impl ServerHandler for Fixture {
     ) -> Result<(), McpError> {
         self.state.set_legacy_level(request.level);
         Ok(())
+    }
+
+    /// `resources/subscribe` of a session of 2025-11-25 (the older revision): any URI, `touch`
+    /// can update any. rmcp refuses it in a session of 2026-07-28 before this handler.
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        match &self.older {
+            Some(older) => {
+                older.subscribe(request.uri);
+                Ok(())
+            }
+            None => Err(McpError::method_not_found::<SubscribeRequestMethod>()),
+        }
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        match &self.older {
+            Some(older) => {
+                older.unsubscribe(&request.uri);
+                Ok(())
+            }
+            None => Err(McpError::method_not_found::<UnsubscribeRequestMethod>()),
+        }
     }
 
     /// Every requested kind of notification is accepted (rmcp keeps only those that the

@@ -5,31 +5,47 @@ use std::io;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rmcp::model::{ClientNotification, ClientRequest, JsonRpcMessage, RequestId};
+use rmcp::model::{
+    ClientNotification, ClientRequest, DiscoverRequestMethod, JsonRpcMessage, RequestId,
+    ServerJsonRpcMessage,
+};
 use rmcp::service::{QuitReason, RxJsonRpcMessage, ServerInitializeError, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
-use rmcp::{RoleServer, ServiceExt};
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use tokio::io::{Stdin, Stdout};
 
 use crate::cli::Options;
 use crate::log;
+use crate::revision::Revision;
 use crate::server::Fixture;
 use crate::state::{Lifecycle, State};
 
 /// How long `--close-stdout` keeps running.
 const MISBEHAVE_FOR: Duration = Duration::from_secs(120);
 
-/// Serves one session on stdio until stdin ends.
-pub async fn serve(options: Options) -> Result<(), String> {
+/// Serves one session on stdio until stdin ends, as a server of `revision`.
+pub async fn serve(options: Options, revision: Revision) -> Result<(), String> {
     if options.close_stdout {
         return misbehave().await;
     }
     let state = Arc::new(State::new(options));
     let lifecycle = state.lifecycle.clone();
-    let transport = Stdio::new(lifecycle.clone());
+    let transport = Stdio::new(lifecycle.clone(), revision == Revision::Older);
+    match revision {
+        Revision::Modern => run(Fixture::new(state), transport, &lifecycle).await,
+        Revision::Older => run(Fixture::older(state), transport, &lifecycle).await,
+    }
+}
+
+/// Runs one handler's session on the transport until stdin ends.
+async fn run<S: ServerHandler>(
+    handler: S,
+    transport: Stdio,
+    lifecycle: &Lifecycle,
+) -> Result<(), String> {
     let in_flight = Arc::clone(&transport.in_flight);
-    let running = match Fixture::new(state).serve(transport).await {
+    let running = match handler.serve(transport).await {
         Ok(running) => running,
         // The end of stdin before the first request that starts a session.
         Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
@@ -41,7 +57,7 @@ pub async fn serve(options: Options) -> Result<(), String> {
             Ok(reason) => Err(format!("the session stopped: {reason:?}")),
             Err(error) => Err(format!("the session failed: {error}")),
         },
-        () = answered_after_end(&lifecycle, &in_flight) => Ok(()),
+        () = answered_after_end(lifecycle, &in_flight) => Ok(()),
     }
 }
 
@@ -87,10 +103,12 @@ struct Stdio {
     end_deadline: Option<Instant>,
     /// Whether a request other than `server/discover` or `ping` came: rmcp's session runs.
     started: bool,
+    /// The older revision: `server/discover` is a method that the server does not know.
+    refuse_discover: bool,
 }
 
 impl Stdio {
-    fn new(lifecycle: Lifecycle) -> Self {
+    fn new(lifecycle: Lifecycle, refuse_discover: bool) -> Self {
         Self {
             inner: AsyncRwTransport::new_server(tokio::io::stdin(), tokio::io::stdout())
                 .with_max_line_length(MAX_LINE_BYTES),
@@ -98,6 +116,7 @@ impl Stdio {
             in_flight: Arc::new(tokio::sync::watch::Sender::new(HashSet::new())),
             end_deadline: None,
             started: false,
+            refuse_discover,
         }
     }
 
@@ -153,6 +172,19 @@ impl Transport<RoleServer> for Stdio {
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         while let Some(message) = self.inner.receive().await {
             match &message {
+                // rmcp would answer -32022 (unsupported version) before any handler sees it;
+                // a server of 2025-11-25 answers -32601, the answer of the bridge's detection.
+                JsonRpcMessage::Request(request)
+                    if self.refuse_discover
+                        && matches!(request.request, ClientRequest::DiscoverRequest(_)) =>
+                {
+                    let error = McpError::method_not_found::<DiscoverRequestMethod>();
+                    let answer = ServerJsonRpcMessage::error(error, Some(request.id.clone()));
+                    if let Err(error) = self.inner.send(answer).await {
+                        log::warning("stdio", &format!("cannot answer server/discover: {error}"));
+                    }
+                    continue;
+                }
                 JsonRpcMessage::Request(request) => {
                     let probe = matches!(
                         request.request,

@@ -14,6 +14,12 @@ pub fn embedded_skip(setup: &crate::format::Setup) -> Option<String> {
     if !setup.args.is_empty() {
         return Some("options of the bridge".into());
     }
+    // L1: the embedded server speaks revision 2026-07-28; an older fixture runs only behind
+    // the executable.
+    if matches!(&setup.upstream, crate::format::Upstream::Fixture(args) if args.iter().any(|a| a == "--revision"))
+    {
+        return Some("an older upstream (the embedded server speaks 2026-07-28)".into());
+    }
     None
 }
 
@@ -38,6 +44,14 @@ mod tests {
             ..Setup::default()
         };
         assert_eq!(embedded_skip(&scripted).as_deref(), Some("not the fixture"));
+        let older = Setup {
+            upstream: Upstream::Fixture(vec!["--revision".into(), "2025-11-25".into()]),
+            ..Setup::default()
+        };
+        assert_eq!(
+            embedded_skip(&older).as_deref(),
+            Some("an older upstream (the embedded server speaks 2026-07-28)")
+        );
         let differs = Setup {
             embedded: Some("why".into()),
             ..Setup::default()

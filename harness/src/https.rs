@@ -3,6 +3,7 @@
 //! the bridge gets `[--ca-file <certs/ca.crt>] <url>` instead of `-- <command>`. The step
 //! `{"https_fixture":"kill"}` kills the fixture mid-run, `{"https_fixture":"restart"}` starts it
 //! again on the same port (same URL). The fixture is killed when the transcript ends.
+use serde::Deserialize;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdout, Command, Stdio};
@@ -12,7 +13,8 @@ use std::time::Duration;
 const LISTEN_WAIT: Duration = Duration::from_secs(10);
 
 /// Which CA the bridge trusts through `--ca-file`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Ca {
     /// `certs/ca.crt`, the CA of the fixture's default certificate.
     #[default]
@@ -23,8 +25,10 @@ pub enum Ca {
     None,
 }
 
-/// The setup of an HTTPS upstream.
-#[derive(Debug, Clone, Default)]
+/// The setup of an HTTPS upstream: `{"https": [args…]}` (the arguments alone) or
+/// `{"https": {"args": [args…], "ca": "trusted"|"untrusted"|"none", "sign_in": bool}}`.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Https {
     /// The arguments of the fixture after `--listen 127.0.0.1:<port>`.
     pub args: Vec<String>,
@@ -37,10 +41,10 @@ pub struct Https {
 /// The CA certificates of the test PKI (`certs/` of the workspace), built in so that an
 /// installed harness reads no file of the source tree.
 const CA_FILES: [(&str, &str); 2] = [
-    ("ca.crt", include_str!("../../certs/ca.crt")),
+    ("ca.crt", include_str!("../certs/ca.crt")),
     (
         "untrusted-ca.crt",
-        include_str!("../../certs/untrusted-ca.crt"),
+        include_str!("../certs/untrusted-ca.crt"),
     ),
 ];
 
@@ -210,53 +214,17 @@ fn spawn(
     }
 }
 
-/// Reads `{"https": [args…]}` or `{"https": {"args": [args…], "ca": "trusted"|"untrusted"|"none",
-/// "sign_in": bool}}`.
+/// Reads the body of `https` (both forms of [`Https`]).
 pub fn parse(body: &serde_json::Value) -> Result<Https, String> {
-    let strings = |v: &serde_json::Value| -> Result<Vec<String>, String> {
-        v.as_array()
-            .ok_or("https args must be an array of strings")?
-            .iter()
-            .map(|s| {
-                s.as_str()
-                    .map(str::to_string)
-                    .ok_or_else(|| "https args must be strings".to_string())
-            })
-            .collect()
-    };
-    match body {
-        serde_json::Value::Array(_) => Ok(Https {
-            args: strings(body)?,
-            ca: Ca::Trusted,
-            sign_in: false,
+    let https = match body {
+        serde_json::Value::Array(_) => Vec::<String>::deserialize(body).map(|args| Https {
+            args,
+            ..Https::default()
         }),
-        serde_json::Value::Object(o) => {
-            let mut https = Https::default();
-            for (key, value) in o {
-                match key.as_str() {
-                    "args" => https.args = strings(value)?,
-                    "ca" => {
-                        https.ca = match value.as_str() {
-                            Some("trusted") => Ca::Trusted,
-                            Some("untrusted") => Ca::Untrusted,
-                            Some("none") => Ca::None,
-                            _ => {
-                                return Err(
-                                    "https ca is \"trusted\", \"untrusted\" or \"none\"".into()
-                                );
-                            }
-                        }
-                    }
-                    "sign_in" => {
-                        https.sign_in = value.as_bool().ok_or("https sign_in is a boolean")?;
-                    }
-                    other => return Err(format!("unknown member '{other}' of https")),
-                }
-            }
-            Ok(https)
-        }
-        _ => Err("https is an array of fixture arguments or {args, ca}".into()),
-    }
+        serde_json::Value::Object(_) => Https::deserialize(body),
+        _ => return Err("https is an array of fixture arguments or {args, ca, sign_in}".into()),
+    };
+    https.map_err(|e| format!("https: {e}"))
 }
 
 #[cfg(test)]

@@ -10,7 +10,10 @@
 //!
 //! At the upstream (2026-07-28): each request valid for its definition, no `task`, only the
 //! `_meta` keys of the SDK and of the VS Code profile, no `tasks`, `roots.listChanged`,
-//! `sampling.tools` or `sampling.context` in the client capabilities.
+//! `sampling.tools` or `sampling.context` in the client capabilities. At an older upstream
+//! (the fixture with `--revision 2025-11-25`, docs/harness.md): the same request checks against
+//! the schema of 2025-11-25, the upstream's own frames against it too, and each answer of the
+//! bridge to a request of the upstream against the result of that request.
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -40,7 +43,13 @@ const MODERN_META_KEYS: &[&str] = &[
     "io.modelcontextprotocol/subscriptionId",
 ];
 /// The requests the bridge may send to VS Code (M2).
-const BRIDGE_REQUESTS: &[&str] = &["elicitation/create", "sampling/createMessage", "roots/list"];
+/// `ping` only from an older upstream, which the relay passes to VS Code (docs/rules.md L3).
+const BRIDGE_REQUESTS: &[&str] = &[
+    "elicitation/create",
+    "sampling/createMessage",
+    "roots/list",
+    "ping",
+];
 /// The notifications the bridge may send to VS Code.
 const BRIDGE_NOTIFICATIONS: &[&str] = &[
     "notifications/progress",
@@ -84,6 +93,13 @@ pub struct Checker {
     current: Option<Value>,
     /// Frames toward VS Code and at the upstream that were checked against a schema.
     pub schema_checked: usize,
+    /// The upstream speaks 2025-11-25: its side is checked against that schema.
+    pub upstream_legacy: bool,
+    /// No bridge: the client talks to the fixture of 2025-11-25 itself (`"direct": true`), so
+    /// only the schema and the answers are checked, not the bridge's ids and repairs.
+    pub direct: bool,
+    /// Requests of an older upstream to the bridge: the id (as JSON text) → method.
+    upstream_requests: HashMap<String, String>,
 }
 
 fn key(id: &Value) -> String {
@@ -196,6 +212,10 @@ impl Checker {
         frame: &Value,
         legacy: Option<Arc<SchemaSet>>,
     ) {
+        if self.direct {
+            self.schema(legacy, frame, Frame::Message, method);
+            return;
+        }
         match id.as_str() {
             Some(s) if s.starts_with("b-") => {
                 if !self.bridge_ids.insert(s.to_string()) {
@@ -272,7 +292,9 @@ impl Checker {
         }
         let Some(method) = method else { return };
         let result = frame.get("result").cloned().unwrap_or(Value::Null);
-        self.check_result(&method, &result);
+        if !self.direct {
+            self.check_result(&method, &result);
+        }
         if method == "server/discover" {
             self.problem(
                 "C1: server/discover got a result; the bridge answers it with -32601".into(),
@@ -383,7 +405,9 @@ impl Checker {
             .and_then(Value::as_str)
             .map(str::to_string)
         else {
-            // The bridge answers nothing upstream in 2026-07-28 (no server→client requests).
+            // The bridge answers nothing upstream in 2026-07-28 (no server→client requests);
+            // an older upstream's requests get the bridge's answers.
+            self.bridge_answered_upstream(&frame);
             return Some(frame);
         };
         if frame.get("id").is_some() {
@@ -419,14 +443,69 @@ impl Checker {
                 }
             }
         }
-        let modern = self.schemas.modern.clone();
-        self.schema(
-            modern,
-            &frame,
-            Frame::Message,
-            &format!("upstream {method}"),
-        );
+        // The bridge's detection probes an older upstream with `server/discover`, a request
+        // of 2026-07-28 (docs/harness.md): it is checked against that revision.
+        let set = if method == "server/discover" {
+            self.schemas.modern.clone()
+        } else {
+            self.upstream_schema()
+        };
+        self.schema(set, &frame, Frame::Message, &format!("upstream {method}"));
         Some(frame)
+    }
+
+    /// The schema of the upstream side: 2026-07-28, or 2025-11-25 for an older upstream.
+    fn upstream_schema(&self) -> Option<Arc<SchemaSet>> {
+        if self.upstream_legacy {
+            self.schemas.legacy.clone()
+        } else {
+            self.schemas.modern.clone()
+        }
+    }
+
+    /// An answer of the bridge to a request of an older upstream: valid for the result of
+    /// that request; an answer to no request is a problem.
+    fn bridge_answered_upstream(&mut self, frame: &Value) {
+        if !self.upstream_legacy {
+            return;
+        }
+        let Some(id) = frame.get("id") else { return };
+        let Some(method) = self.upstream_requests.remove(&key(id)) else {
+            self.problem(format!(
+                "upstream: the bridge answered the id {id}, which the upstream did not ask"
+            ));
+            return;
+        };
+        let set = self.upstream_schema();
+        let what = format!("answer to the upstream's {method}");
+        self.schema(set, frame, Frame::ResponseTo(&method), &what);
+    }
+
+    /// Checks one line of an older upstream toward the bridge (the tap reports them): valid for
+    /// the schema of 2025-11-25; its requests are kept to check the bridge's answers.
+    pub fn from_upstream(&mut self, text: &str) {
+        if !self.upstream_legacy {
+            return;
+        }
+        self.current = Some(Value::String(text.to_string()));
+        let Ok(frame @ Value::Object(_)) = serde_json::from_str::<Value>(text) else {
+            self.problem(format!(
+                "upstream: a line of the upstream is not JSON: {text}"
+            ));
+            return;
+        };
+        let set = self.upstream_schema();
+        match (frame.get("id"), frame.get("method").and_then(Value::as_str)) {
+            (Some(id), Some(method)) => {
+                self.upstream_requests.insert(key(id), method.to_string());
+                self.schema(set, &frame, Frame::Message, &format!("upstream's {method}"));
+            }
+            (None, Some(method)) => {
+                self.schema(set, &frame, Frame::Message, &format!("upstream's {method}"));
+            }
+            // A response of the upstream: its request is one of the bridge's (checked above).
+            _ => {}
+        }
     }
 }
 
@@ -490,6 +569,5 @@ pub fn falsy_items(v: &Value, ptr: &mut String, out: &mut Vec<String>) {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 #[path = "invariants_tests.rs"]
 mod tests;

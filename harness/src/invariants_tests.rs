@@ -159,3 +159,82 @@ fn frames_are_checked_against_their_own_definition() {
         c.problems
     );
 }
+
+/// A checker of an older upstream with both schema sets, or `None` without the specification.
+fn older_upstream_checker() -> Option<Checker> {
+    let Some(dir) = crate::schema::default_spec_dir() else {
+        crate::skip::skip(
+            "harness older-upstream schema test: no specification folder (MCP_SPEC_DIR)",
+        );
+        return None;
+    };
+    let load = |revision| SchemaSet::load(&dir, revision).map(Arc::new).ok();
+    let mut c = Checker::new(Schemas {
+        legacy: load(crate::schema::LEGACY),
+        modern: load(crate::schema::MODERN),
+    });
+    c.upstream_legacy = true;
+    Some(c)
+}
+
+#[test]
+fn an_older_upstream_and_the_bridges_answers_are_checked_against_2025_11_25() {
+    let Some(mut c) = older_upstream_checker() else {
+        return;
+    };
+    // The detection's server/discover is a request of 2026-07-28; initialize of 2025-11-25.
+    let meta = json!({"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}});
+    c.at_upstream(
+        &json!({"jsonrpc":"2.0","id":0,"method":"server/discover","params":{"_meta":meta}})
+            .to_string(),
+    );
+    c.at_upstream(&json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}).to_string());
+    c.from_upstream(&json!({"jsonrpc":"2.0","id":0,"method":"roots/list"}).to_string());
+    c.at_upstream(
+        &json!({"jsonrpc":"2.0","id":0,"result":{"roots":[{"uri":"file:///w"}]}}).to_string(),
+    );
+    assert!(c.problems.is_empty(), "{:?}", c.problems);
+
+    c.from_upstream(&json!({"jsonrpc":"2.0","id":1,"method":"roots/list"}).to_string());
+    c.at_upstream(&json!({"jsonrpc":"2.0","id":1,"result":{"roots":[{"uri":5}]}}).to_string());
+    assert!(
+        c.problems
+            .iter()
+            .any(|p| p.contains("schema 2025-11-25") && p.contains("ListRootsResult")),
+        "{:?}",
+        c.problems
+    );
+}
+
+#[test]
+fn an_answer_to_no_request_of_the_older_upstream_is_a_problem() {
+    let Some(mut c) = older_upstream_checker() else {
+        return;
+    };
+    c.at_upstream(&json!({"jsonrpc":"2.0","id":7,"result":{}}).to_string());
+    assert!(
+        c.problems
+            .iter()
+            .any(|p| p.contains("which the upstream did not ask")),
+        "{:?}",
+        c.problems
+    );
+}
+
+#[test]
+fn a_frame_of_the_older_upstream_that_breaks_its_schema_is_a_problem() {
+    let Some(mut c) = older_upstream_checker() else {
+        return;
+    };
+    c.from_upstream(
+        &json!({"jsonrpc":"2.0","method":"notifications/resources/updated","params":{}})
+            .to_string(),
+    );
+    assert!(
+        c.problems
+            .iter()
+            .any(|p| p.contains("ResourceUpdatedNotification")),
+        "{:?}",
+        c.problems
+    );
+}

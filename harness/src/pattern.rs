@@ -345,7 +345,6 @@ fn same(a: &Value, b: &Value) -> bool {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use serde_json::json;

@@ -1,8 +1,38 @@
 //! The frames of VS Code's two MCP clients, byte for byte where it matters
 //!: ids, key order, initialize params.
+use std::time::Duration;
+
 use serde_json::{Map, Value, json};
 
 use crate::format::Profile;
+
+/// How long the Copilot CLI (1.0.79 and later) waits for the answer to its `server/discover`
+/// probe of a stdio server before it sends `initialize` on the same connection (about 0.58 s
+/// between the two frames was seen); a late answer still arrives on that connection.
+pub const COPILOT_DISCOVER_WAIT: Duration = Duration::from_millis(600);
+
+/// What the Copilot CLI does after its `server/discover` probe (C1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AfterDiscover {
+    /// It sends `initialize` (2025-11-25): after no answer in time, after an error such as
+    /// -32601, and even after a successful discover result.
+    Initialize,
+    /// It gives up the server: the answer was -32602 (invalid params).
+    Abort,
+}
+
+/// The Copilot CLI's step after `answer` (the whole response frame; `None` when none came in
+/// [`COPILOT_DISCOVER_WAIT`]).
+pub fn copilot_after_discover(answer: Option<&Value>) -> AfterDiscover {
+    let code = answer
+        .and_then(|a| a.pointer("/error/code"))
+        .and_then(Value::as_i64);
+    if code == Some(-32602) {
+        AfterDiscover::Abort
+    } else {
+        AfterDiscover::Initialize
+    }
+}
 
 /// A request in the profile's key order: Local `jsonrpc, id, method, params` (JsonRpcProtocol);
 /// Copilot `method, params, jsonrpc, id` (copilot-cli #1268), with `_meta.progressToken: 0`.
@@ -62,7 +92,6 @@ pub fn copilot_discover() -> Value {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -83,6 +112,22 @@ mod tests {
             n,
             r#"{"method":"notifications/initialized","jsonrpc":"2.0"}"#
         );
+    }
+
+    #[test]
+    fn copilot_aborts_on_invalid_params_and_initializes_after_anything_else() {
+        let err = |code: i64| json!({"jsonrpc":"2.0","id":0,"error":{"code":code,"message":"m"}});
+        assert_eq!(
+            copilot_after_discover(Some(&err(-32602))),
+            AfterDiscover::Abort
+        );
+        assert_eq!(
+            copilot_after_discover(Some(&err(-32601))),
+            AfterDiscover::Initialize
+        );
+        let ok = json!({"jsonrpc":"2.0","id":0,"result":{"supportedVersions":["2026-07-28"]}});
+        assert_eq!(copilot_after_discover(Some(&ok)), AfterDiscover::Initialize);
+        assert_eq!(copilot_after_discover(None), AfterDiscover::Initialize);
     }
 
     #[test]

@@ -6,11 +6,13 @@
 //!   every upstream frame.
 //! - Tap (with a command, e.g. the fixture): the relay runs the command, copies the bridge's lines
 //!   to it and its lines back, and reports every line of the bridge to the runner, which checks
-//!   it against the 2026-07-28 schema. The relay exits with the command's exit code.
+//!   it against the 2026-07-28 schema (2025-11-25 for an older upstream, whose own lines it
+//!   then checks too). The relay exits with the command's exit code.
 //!
 //! The socket is a Unix socket path, or `tcp:127.0.0.1:<port>` (loopback TCP, where Unix sockets
 //! are missing; upstream.rs chooses). It carries one JSON object a line. Relay → runner: `{"in": <line>}` for each line
-//! the bridge wrote to the upstream, `{"eof": true}` at the end of its stdin. Runner → relay:
+//! the bridge wrote to the upstream, `{"out": <line>}` for each line of the tapped command,
+//! `{"eof": true}` at the end of its stdin. Runner → relay:
 //! `{"write": <line>}` (written as is, plus a newline: frames that are not valid are possible),
 //! `{"exit": <code>}`, `{"close_stdout": true}`.
 //!
@@ -115,7 +117,11 @@ pub async fn run(sock: &str, stubborn: bool, command: &[String]) -> i32 {
             }
             line = child_out => {
                 match line {
-                    Ok(Some(l)) => write_out(&mut stdout, &l).await,
+                    Ok(Some(l)) => {
+                        let msg = json!({ "out": l });
+                        let _ = sock_write.write_all(format!("{msg}\n").as_bytes()).await;
+                        write_out(&mut stdout, &l).await;
+                    }
                     // The child closed its stdout: it exits; its code becomes ours.
                     _ => return child_exit(&mut tap).await,
                 }

@@ -132,7 +132,6 @@ impl std::fmt::Display for Report<'_> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use serde_json::json;

@@ -522,7 +522,6 @@ pub fn assign(
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -188,7 +188,6 @@ pub fn default_spec_dir() -> Option<std::path::PathBuf> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use serde_json::json;

@@ -101,7 +101,10 @@ impl Session {
         tag: &str,
         verbose: bool,
     ) -> Result<Self, String> {
-        let checker = Arc::new(Mutex::new(Checker::new(schemas.clone())));
+        let mut checks = Checker::new(schemas.clone());
+        checks.upstream_legacy = older_upstream(&setup.upstream);
+        checks.direct = setup.direct;
+        let checker = Arc::new(Mutex::new(checks));
         let subst = |s: &String| {
             s.replace("${fixture}", &bins.fixture.to_string_lossy())
                 .replace("${harness}", &bins.harness.to_string_lossy())
@@ -110,6 +113,10 @@ impl Session {
         let mut up = None;
         let mut https = None;
         match &setup.upstream {
+            // No bridge: the fixture itself is the program under test (its own arguments).
+            Upstream::Fixture(extra) if setup.direct => {
+                args = extra.iter().map(subst).collect();
+            }
             Upstream::Fixture(extra) if bins.embedded => {
                 // The embedded bridge takes no options of the bridge (see runner::embedded_skip).
                 // The Copilot harness tries server/discover first: with the server's answer it
@@ -166,7 +173,7 @@ impl Session {
                 https = Some(fixture);
             }
         }
-        let program = if bins.embedded {
+        let program = if bins.embedded || setup.direct {
             &bins.fixture
         } else {
             &bins.bridge
@@ -400,4 +407,20 @@ impl Session {
             }
         }
     }
+}
+
+/// Whether the upstream is the fixture of revision 2025-11-25 (`--revision 2025-11-25` in its
+/// arguments): its side is checked against the schema of 2025-11-25 (docs/harness.md).
+pub fn older_upstream(upstream: &Upstream) -> bool {
+    let args = match upstream {
+        Upstream::Fixture(args) => args,
+        Upstream::Https(opts) => &opts.args,
+        _ => return false,
+    };
+    let legacy = crate::schema::LEGACY;
+    args.windows(2)
+        .any(|pair| pair[0] == "--revision" && pair[1] == legacy)
+        || args
+            .iter()
+            .any(|arg| *arg == format!("--revision={legacy}"))
 }

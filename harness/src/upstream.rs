@@ -229,6 +229,12 @@ async fn accept(
                 let _ = tx.send(Event::Eof);
                 continue;
             }
+            if let Some(text) = msg.get("out").and_then(Value::as_str) {
+                if let Ok(mut c) = checker.lock() {
+                    c.from_upstream(text);
+                }
+                continue;
+            }
             let Some(text) = msg.get("in").and_then(Value::as_str) else {
                 continue;
             };
@@ -279,7 +285,6 @@ pub fn auto_reply(auto: &mut Auto, frame: &Value) -> Option<Option<String>> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -85,7 +85,6 @@ pub fn omitted_tools(tools: &[Value]) -> Vec<(String, String)> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use serde_json::json;

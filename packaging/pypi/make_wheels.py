@@ -2,6 +2,7 @@
 """Builds one wheel per staged target from the binaries that are already built.
 
     python3 packaging/pypi/make_wheels.py <stage dir> <out dir>
+    python3 packaging/pypi/make_wheels.py --version     (the PEP 440 version of the wheels)
 
 <stage dir> holds one folder per Rust target (x86_64-unknown-linux-gnu/, …) with
 mcp-bridge-vscode, harness and bridge-fixture-server (.exe on Windows). Each wheel is what
@@ -20,19 +21,37 @@ import zipfile
 from pathlib import Path
 
 NAME = "mcp-bridge-vscode"
+REPOSITORY = "https://github.com/mcp-bridge-vscode/mcp-bridge-vscode"
 DIST = NAME.replace("-", "_")
-BINARIES = ["mcp-bridge-vscode", "harness", "bridge-fixture-server"]
+BINARIES = ["mcp-bridge-vscode", "mcp-bridge-harness", "bridge-fixture-server"]
 ROOT = Path(__file__).resolve().parents[2]
 # Fixed times make the same binaries give the same wheel.
 EPOCH = (2020, 1, 1, 0, 0, 0)
 
 
-def version():
+def cargo_version():
     text = (ROOT / "Cargo.toml").read_text()
     m = re.search(r'^version = "([^"]+)"$', text, re.M)
     if not m:
         sys.exit("make_wheels: no version in Cargo.toml")
     return m.group(1)
+
+
+# SemVer's pre-release names and PEP 440's: 0.1.0-rc.1 is 0.1.0rc1, 0.2.0-alpha.3 is 0.2.0a3.
+PRE = {"alpha": "a", "a": "a", "beta": "b", "b": "b", "rc": "rc"}
+
+
+def pep440(semver):
+    """The PEP 440 form of a Cargo (SemVer) version; the wheel's name and METADATA use it."""
+    m = re.fullmatch(r"(\d+\.\d+\.\d+)(?:-([a-z]+)\.?(\d+))?", semver)
+    if not m or (m.group(2) and m.group(2) not in PRE):
+        sys.exit(f"make_wheels: {semver} has no PEP 440 form (use X.Y.Z or X.Y.Z-alpha|beta|rc.N)")
+    release, pre, n = m.groups()
+    return release + (f"{PRE[pre]}{n}" if pre else "")
+
+
+def version():
+    return pep440(cargo_version())
 
 
 def glibc_floor(binary):
@@ -42,14 +61,14 @@ def glibc_floor(binary):
 
 
 def linux_tags(arch, target, bridge):
-    manylinux = []
     if "-musl" in target:
-        static = b"/lib/ld-musl-" not in bridge.read_bytes()
-        # A static musl binary runs on every Linux, glibc ones included.
-        tags = [f"musllinux_1_2_{arch}"]
-        if static:
-            tags += [f"manylinux_2_17_{arch}", f"manylinux2014_{arch}"]
-        return tags
+        if b"/lib/ld-musl-" in bridge.read_bytes():
+            sys.exit(f"make_wheels: the {target} bridge loads musl dynamically; the release is static")
+        # musllinux only, though a static binary runs on glibc too: a manylinux tag here would
+        # make pip choose between this and the glibc wheel, whose name service (NSS) is the
+        # system's (bridge/README.md, "Distribution").
+        return [f"musllinux_1_2_{arch}"]
+    manylinux = []
     major, minor = glibc_floor(bridge)
     minor = max(minor, 17)
     manylinux.append(f"manylinux_{major}_{minor}_{arch}")
@@ -81,6 +100,8 @@ def metadata(ver):
         "Summary: Lets VS Code use MCP servers of revision 2026-07-28: a stdio bridge, "
         "with the harness that shows what VS Code sees of a server",
         "License: Apache-2.0",
+        f"Home-page: {REPOSITORY}",
+        f"Project-URL: Repository, {REPOSITORY}",
         "Keywords: mcp,vscode,model-context-protocol,bridge",
         "Description-Content-Type: text/markdown",
     ]
@@ -140,8 +161,12 @@ def build(target_dir, out, ver):
 
 
 def main():
+    if sys.argv[1:2] == ["--version"]:
+        # The wheels' version, for the checks that install them (ci/dist-pypi-test.sh).
+        print(version())
+        return
     if len(sys.argv) != 3:
-        sys.exit("usage: make_wheels.py <stage dir> <out dir>")
+        sys.exit("usage: make_wheels.py <stage dir> <out dir> | --version")
     stage, out = Path(sys.argv[1]), Path(sys.argv[2])
     out.mkdir(parents=True, exist_ok=True)
     ver = version()

@@ -196,7 +196,8 @@ fn sign_in_line(url: &str) {
 }
 
 /// The authorization URL that the bridge hands on: https (http only to a loopback host, for
-/// local servers), no fragment, no user information, a state, and a bounded length.
+/// local servers), no fragment, no user information, a state, no parameter twice, and a
+/// bounded length.
 fn check_url(url: &Url) -> Result<(), SignInError> {
     // The loopback rule of the URL form and of the metadata (`localhost` included), so that a
     // local authorization server at http://localhost:<port> that discovery accepted is opened.
@@ -207,12 +208,22 @@ fn check_url(url: &Url) -> Result<(), SignInError> {
     let has_state = url
         .query_pairs()
         .any(|(k, v)| k == "state" && !v.is_empty());
+    // The metadata's authorization endpoint may carry a query of its own: a preset
+    // `redirect_uri`, `code_challenge` or any parameter that the bridge sets then occurs
+    // twice, and a server that takes the first would send the code elsewhere or check
+    // another challenge (RFC 6749 §3.1: a parameter must not occur more than once).
+    let mut names: Vec<_> = url.query_pairs().map(|(k, _)| k).collect();
+    let count = names.len();
+    names.sort();
+    names.dedup();
+    let repeated = names.len() != count;
     if !scheme_ok
         || url.fragment().is_some()
         || !url.username().is_empty()
         || url.password().is_some()
         || url.as_str().len() > MAX_URL
         || !has_state
+        || repeated
     {
         log::bridge(
             Level::Warn,
@@ -243,6 +254,17 @@ mod tests {
         assert!(!ok("https://as.example/authorize?state="), "empty state");
         assert!(!ok("https://as.example/authorize?state=a#frag"));
         assert!(!ok("https://u:p@as.example/authorize?state=a"));
+        assert!(
+            !ok("https://as.example/a?redirect_uri=http://x/&state=s&redirect_uri=http://y/"),
+            "a preset redirect URI"
+        );
+        assert!(!ok(
+            "https://as.example/a?code_challenge=x&state=s&code_challenge=y"
+        ));
+        assert!(
+            ok("https://as.example/a?tenant=t&state=s"),
+            "a query of its own"
+        );
         let long = format!("https://as.example/a?state=s&x={}", "y".repeat(MAX_URL));
         assert!(!ok(&long));
     }

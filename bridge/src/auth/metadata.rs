@@ -11,7 +11,7 @@ use super::discovery::{
 };
 use super::failure::Failure;
 use crate::cli::url_rule::{Loopback, is_loopback};
-use crate::http::{BodyError, describe, read_body};
+use crate::webclient::{BodyError, describe, read_body};
 
 /// A metadata document is read up to this size.
 const MAX_DOCUMENT: usize = 1 << 20;
@@ -89,7 +89,7 @@ pub(crate) fn parse_resource(doc: &Value, mcp: &Url) -> Result<Resource, Failure
     let authorization_servers: Vec<Url> = strings(doc, "authorization_servers")
         .iter()
         .filter_map(|s| Url::parse(s).ok())
-        .filter(|u| u.scheme() == "https" || is_loopback_http(u))
+        .filter(|u| endpoint_allowed(u, mcp))
         .collect();
     if authorization_servers.is_empty() {
         return Err(Failure::Discovery(
@@ -114,7 +114,7 @@ pub(crate) fn parse_server(doc: &Value, issuer: &Url) -> Result<Server, Failure>
         doc.get(key)
             .and_then(Value::as_str)
             .and_then(|s| Url::parse(s).ok())
-            .filter(|u| u.scheme() == "https" || is_loopback_http(u))
+            .filter(|u| endpoint_allowed(u, issuer))
     };
     let (Some(authorization_endpoint), Some(token_endpoint)) = (
         endpoint("authorization_endpoint"),
@@ -124,6 +124,15 @@ pub(crate) fn parse_server(doc: &Value, issuer: &Url) -> Result<Server, Failure>
             "the authorization server metadata has no authorization or token endpoint".into(),
         ));
     };
+    let iss_parameter_supported = doc
+        .get("authorization_response_iss_parameter_supported")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    if !authorization_endpoint_justified(&authorization_endpoint, issuer, iss_parameter_supported) {
+        return Err(Failure::Discovery(
+            "the authorization endpoint is on another origin than the issuer, and the authorization server does not name itself in its redirects (RFC 9207)".into(),
+        ));
+    }
     // OAuth 2.1 and the MCP specification: PKCE with S256 is required.
     if !strings(doc, "code_challenge_methods_supported")
         .iter()
@@ -140,10 +149,7 @@ pub(crate) fn parse_server(doc: &Value, issuer: &Url) -> Result<Server, Failure>
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned(),
-        iss_parameter_supported: doc
-            .get("authorization_response_iss_parameter_supported")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
+        iss_parameter_supported,
         token_endpoint_auth_methods: strings(doc, "token_endpoint_auth_methods_supported"),
         authorization_endpoint,
         token_endpoint,
@@ -154,6 +160,15 @@ pub(crate) fn parse_server(doc: &Value, issuer: &Url) -> Result<Server, Failure>
             .unwrap_or(false),
         scopes_supported: strings(doc, "scopes_supported"),
     })
+}
+
+/// Mix-up (RFC 9207, docs/sign-in.md "Bound to the issuer"): one redirect URI serves every
+/// authorization server, so a redirect is known to come from the issuer only by its `iss`, or
+/// by the authorization endpoint being on the issuer's own origin. An endpoint elsewhere
+/// (another server's authorization endpoint, whose code would go to this issuer's token
+/// endpoint with the verifier) is accepted only when the redirect must carry `iss`.
+fn authorization_endpoint_justified(endpoint: &Url, issuer: &Url, iss_required: bool) -> bool {
+    iss_required || endpoint.origin() == issuer.origin()
 }
 
 fn strings(doc: &Value, key: &str) -> Vec<String> {
@@ -168,12 +183,17 @@ fn strings(doc: &Value, key: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// `http` is allowed only for a loopback host, as for the URL of the bridge.
-fn is_loopback_http(url: &Url) -> bool {
-    url.scheme() == "http"
-        && url
-            .host()
-            .is_some_and(|h| is_loopback(&h, Loopback::UrlForm))
+/// An endpoint named by a document of `base` (the MCP URL, or the issuer): https, or http
+/// to a loopback host when `base` is itself on a loopback host, as for the URL of the bridge.
+/// A remote server never sends the bridge to plain http on this machine, where any local
+/// program may listen on the port and take the code and the verifier.
+fn endpoint_allowed(url: &Url, base: &Url) -> bool {
+    url.scheme() == "https" || (url.scheme() == "http" && loopback_host(url) && loopback_host(base))
+}
+
+fn loopback_host(url: &Url) -> bool {
+    url.host()
+        .is_some_and(|h| is_loopback(&h, Loopback::UrlForm))
 }
 
 /// A JSON document, `None` for a 404 (or another status that says "not here"), an error for a
@@ -287,5 +307,51 @@ mod tests {
         let mut no_token = good;
         no_token["token_endpoint"] = json!("http://as.example/token");
         assert!(parse_server(&no_token, &issuer).is_err());
+    }
+
+    #[test]
+    fn a_remote_issuer_names_no_plain_http_endpoint_on_this_machine() {
+        let doc = |issuer: &str, token: &str| {
+            json!({"issuer": issuer, "authorization_endpoint": format!("{issuer}/authorize"),
+                "token_endpoint": token, "code_challenge_methods_supported": ["S256"]})
+        };
+        let remote = url("https://as.example");
+        assert!(
+            parse_server(
+                &doc("https://as.example", "http://127.0.0.1:9/token"),
+                &remote
+            )
+            .is_err()
+        );
+        let local = url("http://127.0.0.1:8");
+        assert!(
+            parse_server(
+                &doc("http://127.0.0.1:8", "http://127.0.0.1:9/token"),
+                &local
+            )
+            .is_ok()
+        );
+        let mcp = url("https://mcp.example/mcp");
+        let prm = json!({"resource": "https://mcp.example/mcp",
+            "authorization_servers": ["http://127.0.0.1:9"]});
+        assert!(parse_resource(&prm, &mcp).is_err());
+        let local_mcp = url("http://127.0.0.1:8/mcp");
+        let prm = json!({"resource": "http://127.0.0.1:8/mcp",
+            "authorization_servers": ["http://127.0.0.1:9"]});
+        assert!(parse_resource(&prm, &local_mcp).is_ok());
+    }
+
+    #[test]
+    fn an_authorization_endpoint_elsewhere_needs_the_iss_of_rfc_9207() {
+        let issuer = url("https://as.example");
+        let mut doc = json!({"issuer":"https://as.example",
+            "authorization_endpoint":"https://other.example/authorize",
+            "token_endpoint":"https://as.example/token","code_challenge_methods_supported":["S256"]});
+        assert!(parse_server(&doc, &issuer).is_err());
+        doc["authorization_response_iss_parameter_supported"] = json!(true);
+        assert!(parse_server(&doc, &issuer).is_ok());
+        doc["authorization_response_iss_parameter_supported"] = json!(false);
+        doc["authorization_endpoint"] = json!("https://as.example/o/authorize");
+        assert!(parse_server(&doc, &issuer).is_ok());
     }
 }

@@ -11,7 +11,7 @@
 //! `oauth2` crate), [`store`] where the tokens are kept, [`start`] makes it all from the
 //! command line, [`outcome`] / [`failure`] say why a sign-in failed, and [`error_object`] is
 //! the error that VS Code gets for it. The HTTP client and the bounded body read come from
-//! [`crate::http`]; this module never imports the transport.
+//! [`crate::webclient`]; this module never imports the transport.
 
 pub mod challenge;
 pub mod consent;

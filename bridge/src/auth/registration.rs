@@ -13,7 +13,7 @@ use url::Url;
 use super::failure::{Failure, sanitize};
 use super::identity::CLIENT_NAME;
 use super::metadata::Server;
-use crate::http::{BodyError, describe, read_body};
+use crate::webclient::{BodyError, describe, read_body};
 
 /// A registration answer is read up to this size.
 const MAX_ANSWER: usize = 64 << 10;
@@ -176,7 +176,7 @@ mod tests {
     }
 
     fn http() -> reqwest::Client {
-        crate::http::install_crypto_provider();
+        crate::webclient::install_crypto_provider();
         reqwest::Client::new()
     }
 

@@ -232,6 +232,19 @@ impl Session {
         let Some(found) = inner.found.as_ref() else {
             return Err(Failure::RegistrationUnavailable);
         };
+        if found.server.issuer.as_str() != record.issuer {
+            // A refresh token goes only to the issuer that issued it (docs/sign-in.md, "Bound
+            // to the issuer"): the metadata names another authorization server now, so the
+            // next sign-in is there, and this refresh token is of no use any more.
+            log::bridge(
+                Level::Info,
+                "the protected resource metadata names another authorization server than the one of the stored sign-in: the bridge signs in anew",
+            );
+            if let Some(record) = &mut inner.record {
+                record.refresh_token = None;
+            }
+            return Err(Failure::TokenRefused("another authorization server".into()));
+        }
         let redirect = super::identity::redirect_uri(self.opts.settings.redirect_port);
         let grant = found.grant(&redirect);
         let tokens = grant

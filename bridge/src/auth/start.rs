@@ -14,8 +14,8 @@ use super::session::{Session, SessionOptions};
 use super::store::{self, StoreError, TokenStore};
 use super::token_source::TokenSource;
 use crate::cli::{HeaderSpec, SignInOptions};
-use crate::http::{ClientError, ClientOptions, build_client};
 use crate::log::{self, Level};
+use crate::webclient::{ClientError, ClientOptions, build_client};
 
 /// The variable of the secret of a pre-registered confidential client.
 pub const CLIENT_SECRET_VARIABLE: &str = "MCP_BRIDGE_CLIENT_SECRET";

@@ -15,7 +15,7 @@ use url::Url;
 use super::failure::{Failure, sanitize};
 use super::metadata::Server;
 use super::registration::{Registration, TokenAuth};
-use crate::http::{BodyError, describe, read_body};
+use crate::webclient::{BodyError, describe, read_body};
 
 /// A token answer is read up to this size.
 const MAX_ANSWER: usize = 64 << 10;
@@ -160,7 +160,11 @@ fn tokens_of(answer: &BasicTokenResponse, asked: &[String], old: Option<&Refresh
     Tokens {
         access: answer.access_token().clone(),
         refresh: answer.refresh_token().cloned().or_else(|| old.cloned()),
-        expires_at: answer.expires_in().map(|d| SystemTime::now() + d),
+        // A lifetime beyond what the clock can hold (a server's `expires_in` is any u64) is
+        // no expiry, not a panic.
+        expires_at: answer
+            .expires_in()
+            .and_then(|d| SystemTime::now().checked_add(d)),
         scopes,
     }
 }

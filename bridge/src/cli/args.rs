@@ -18,7 +18,7 @@ use super::headers::{self, HeaderSpec};
 use super::sign_in::{self, TokenStore};
 use super::{
     ArgError, Command, MAX_DISCOVER_TIMEOUT_S, MAX_MAX_LINE_BYTES, OPTIONS, SIGN_IN_OPTIONS,
-    URL_OPTIONS,
+    URL_OPTIONS, UpstreamRevision,
 };
 use crate::log::Level;
 
@@ -83,6 +83,13 @@ fn discover_timeout(option: &'static str, text: &str) -> Result<Duration, ArgErr
         ))
 }
 
+fn upstream_revision(option: &'static str, text: &str) -> Result<UpstreamRevision, ArgError> {
+    UpstreamRevision::parse(text).ok_or(ArgError::InvalidValue(
+        option,
+        "use auto, 2026-07-28 or 2025-11-25",
+    ))
+}
+
 fn bytes(option: &'static str, text: &str) -> Result<usize, ArgError> {
     text.parse::<usize>()
         .ok()
@@ -122,6 +129,8 @@ pub(super) struct Raw {
     pub log_level: Option<Level>,
     #[arg(long, allow_hyphen_values = true, value_parser = utf8("--discover-timeout", discover_timeout))]
     pub discover_timeout: Option<Duration>,
+    #[arg(long, allow_hyphen_values = true, value_parser = utf8("--upstream-revision", upstream_revision))]
+    pub upstream_revision: Option<UpstreamRevision>,
     #[arg(long, allow_hyphen_values = true, value_parser = utf8("--max-line-bytes", bytes))]
     pub max_line_bytes: Option<usize>,
     #[arg(long, allow_hyphen_values = true, action = ArgAction::Append, value_parser = utf8("--header", header))]

@@ -35,10 +35,11 @@ pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 64 << 20;
 pub const MAX_DISCOVER_TIMEOUT_S: u64 = 86_400;
 
 /// Every option of the forms that serve VS Code.
-pub const OPTIONS: [&str; 19] = [
+pub const OPTIONS: [&str; 20] = [
     "--name",
     "--log-level",
     "--discover-timeout",
+    "--upstream-revision",
     "--max-line-bytes",
     "--help",
     "--version",
@@ -97,8 +98,34 @@ pub struct Options {
     pub name: Option<String>,
     pub log_level: Level,
     pub discover_timeout: Duration,
+    /// `--upstream-revision`: which revision the upstream server speaks (docs/options.md).
+    pub upstream_revision: UpstreamRevision,
     pub max_line_bytes: usize,
     pub target: Target,
+}
+
+/// `--upstream-revision`: `auto` asks `server/discover` first and serves an older server
+/// when it answers with a definite error (docs/older-servers.md); the other two force one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum UpstreamRevision {
+    #[default]
+    Auto,
+    /// 2026-07-28 only: a failed discover fails `initialize` (`discover_failed`).
+    Modern,
+    /// 2025-11-25 or older: no discover; VS Code's `initialize` goes upstream.
+    Older,
+}
+
+impl UpstreamRevision {
+    /// The value of `--upstream-revision`.
+    pub fn parse(text: &str) -> Option<UpstreamRevision> {
+        match text {
+            "auto" => Some(UpstreamRevision::Auto),
+            "2026-07-28" => Some(UpstreamRevision::Modern),
+            "2025-11-25" => Some(UpstreamRevision::Older),
+            _ => None,
+        }
+    }
 }
 
 /// The upstream server.
@@ -230,6 +257,7 @@ pub fn parse(arguments: &[OsString]) -> Result<Command, ArgError> {
             name: raw.name,
             log_level: raw.log_level.unwrap_or(Level::Info),
             discover_timeout: raw.discover_timeout.unwrap_or(DEFAULT_DISCOVER_TIMEOUT),
+            upstream_revision: raw.upstream_revision.unwrap_or_default(),
             max_line_bytes: raw.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES),
             target: Target::Command {
                 command: program,
@@ -281,6 +309,7 @@ pub fn parse(arguments: &[OsString]) -> Result<Command, ArgError> {
         name: raw.name.or_else(|| Some(url_rule::host_name(&url))),
         log_level: raw.log_level.unwrap_or(Level::Info),
         discover_timeout: raw.discover_timeout.unwrap_or(DEFAULT_DISCOVER_TIMEOUT),
+        upstream_revision: raw.upstream_revision.unwrap_or_default(),
         max_line_bytes: raw.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES),
         target: Target::Url(UrlTarget {
             url,

@@ -8,7 +8,8 @@ Usage: mcp-bridge-vscode [options] -- <command> [args...]
        mcp-bridge-vscode logout --all [logout options]
 
 A stdio MCP server of revision 2025-11-25 for VS Code. It starts <command> and speaks
-revision 2026-07-28 to it over stdio, or it speaks revision 2026-07-28 to the server at
+revision 2026-07-28 to it over stdio (or relays an older one, see --upstream-revision), or
+it speaks revision 2026-07-28 to the server at
 <url> over Streamable HTTP. The URL uses https, or http with a loopback host (localhost,
 a name that ends in .localhost, 127.0.0.0/8 or [::1]), and has no user and no fragment.
 
@@ -20,6 +21,8 @@ Options:
                            Default: info.
   --discover-timeout <s>   The time in seconds for the answer to server/discover, 1 to 86400.
                            Default: 60.
+  --upstream-revision <r>  The revision of the upstream server: auto, 2026-07-28 or
+                           2025-11-25 (also for older ones). Default: auto.
   --max-line-bytes <n>     The maximum length of one message in bytes, 1 to 1073741824.
                            Default: 67108864 (64 MiB).
   --help                   Show this text.

@@ -6,8 +6,8 @@
 //! server"; the module `first`):
 //!
 //! - a request named exactly `initialize` → the bridge: the same core as the executable
-//!   ([`crate::front::serve`]), whose upstream is the server in the same process over an
-//!   in-memory pipe ([`Target::Pipe`]) with the line framing of stdio;
+//!   (`front::serve`), whose upstream is the server in the same process over an
+//!   in-memory pipe (`Target::Pipe`) with the line framing of stdio;
 //! - any other message, or a line that is not valid JSON-RPC → the server's own transport,
 //!   over a pipe of its own, without the bridge;
 //! - a `server/discover` before them selects no path: [`Discover`] tells who answers it.
@@ -16,9 +16,11 @@
 //! returns [`Served::Nothing`]. Both paths stop in a bounded time with requests in flight,
 //! and no watchdog is armed: the host owns the process.
 //!
-//! The generic form [`serve_stdio_with`] serves any server that can be reached through an
-//! in-memory pipe; with the cargo feature `rmcp`, `serve_stdio` serves an rmcp
-//! `ServerHandler`. bridge/README.md ("Embedding the bridge in an rmcp server") shows both.
+//! Two entry points: the generic [`serve_stdio_with`] serves any server that can be reached
+//! through an in-memory pipe; with the cargo feature `rmcp`, `serve_stdio` serves an rmcp
+//! `ServerHandler`. Both take their input and output as a pair, as rmcp's transports do:
+//! [`stdio`] is the pair of the process. bridge/README.md ("Embedding the bridge in an rmcp
+//! server") shows both.
 
 pub(crate) mod first;
 mod paths;
@@ -28,22 +30,32 @@ mod with_rmcp;
 use std::io;
 use std::time::Duration;
 
-pub use self::first::{Discover, Path};
-use self::first::{FirstLines, Next, Step, step};
+pub use self::first::Discover;
+use self::first::{FirstLines, Next, Path, Step, step};
 use self::paths::Out;
 #[cfg(feature = "rmcp")]
-pub use self::with_rmcp::{serve_handler, serve_stdio, serve_stdio_opts};
+pub use self::with_rmcp::serve_stdio;
 use crate::cli::{DEFAULT_DISCOVER_TIMEOUT, DEFAULT_MAX_LINE_BYTES};
 use crate::front::{self, Hooks, Outcome};
 use crate::log::{self, Level};
 use crate::translate::initialize::ServerInfoFallback;
-use crate::upstream::connect::Target;
-pub use crate::upstream::connect::{Pipe, PipeConnect};
+pub use crate::upstream::connect::Pipe;
+use crate::upstream::connect::{PipeConnect, Target};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
 
-/// The options of the embedded bridge. `Options::from(Discover::Refuse)` changes only the
-/// policy.
+/// The options of the embedded bridge. Made with `Options::default()` or
+/// `Options::from(Discover::Refuse)` (which changes only the policy); each field can then be
+/// set. Non-exhaustive, so that a later option is not a breaking change.
+///
+/// ```
+/// use mcp_bridge_vscode::embed::{Discover, Options};
+///
+/// let mut options = Options::from(Discover::Refuse);
+/// options.name = Some("my-server".to_owned());
+/// assert_eq!(options.discover, Discover::Refuse);
+/// ```
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Options {
     /// Who answers a `server/discover` that comes before the first other request.
     pub discover: Discover,
@@ -87,29 +99,44 @@ impl From<Discover> for Options {
     }
 }
 
-/// How a connection was served.
+/// How a connection was served. Non-exhaustive: a match needs a `_` arm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Served {
     /// The input ended before a request selected a path.
     Nothing,
-    /// The bridge served VS Code; [`Outcome::UpstreamExited`] when the server closed its
-    /// pipe while the input was open.
-    Bridge(Outcome),
+    /// The bridge served VS Code until the end of input, or (`server_closed`) until the
+    /// server closed its pipe while the input was open.
+    Bridge {
+        /// The server closed its pipe first.
+        server_closed: bool,
+    },
     /// The server's own transport served the connection.
     Server,
 }
 
-/// Serves one connection on `input`/`output` with the server that `connect` reaches: each
-/// call of `connect` gives one new [`Pipe`] whose other end the server serves with its own
-/// line transport (for example one end of [`tokio::io::duplex`], with the server's serving
-/// task spawned on the other). Returns after the bounded stop of the selected path. An error
-/// is one of reading the first lines, of writing the answer to a `server/discover`, or of
-/// `connect`.
+/// The input and the output of the process (its stdin and stdout, as pipes on the reactor
+/// where they are pipes), for either entry point. Call it inside a tokio runtime.
+pub fn stdio() -> (
+    impl AsyncRead + Unpin + Send + 'static,
+    impl AsyncWrite + Unpin + Send + 'static,
+) {
+    (
+        crate::wire::stdio_pipes::stdin(),
+        crate::wire::stdio_pipes::stdout(),
+    )
+}
+
+/// Serves one connection on `io` (an input and an output, e.g. [`stdio`]) with the server
+/// that `connect` reaches: each call of `connect` gives one new [`Pipe`] whose other end the
+/// server serves with its own line transport (for example one end of
+/// [`tokio::io::duplex`], with the server's serving task spawned on the other). Returns after
+/// the bounded stop of the selected path. An error is one of reading the first lines, of
+/// writing the answer to a `server/discover`, or of `connect`.
 pub async fn serve_stdio_with<F, R, W>(
     connect: F,
     options: impl Into<Options>,
-    input: R,
-    output: W,
+    (input, output): (R, W),
 ) -> io::Result<Served>
 where
     F: Fn() -> io::Result<Pipe> + Send + Sync + 'static,
@@ -171,13 +198,16 @@ where
                     version: options.version.unwrap_or_else(|| crate::VERSION.to_owned()),
                 },
                 discover_timeout: options.discover_timeout,
+                // The embedded server speaks revision 2026-07-28 (docs/architecture.md, M5).
+                upstream_revision: crate::cli::UpstreamRevision::Modern,
                 max_line_bytes: options.max_line_bytes,
                 max_in_flight: options.max_in_flight,
                 shutdown_grace: grace,
                 sign_in: None,
             };
             let outcome = front::serve(opts, input, output, Hooks::default()).await;
-            Ok(Served::Bridge(outcome))
+            let server_closed = matches!(outcome, Outcome::UpstreamExited(_));
+            Ok(Served::Bridge { server_closed })
         }
         Path::Server => {
             let link = out.link(&connect)?;
@@ -185,22 +215,4 @@ where
             Ok(Served::Server)
         }
     }
-}
-
-/// [`serve_stdio_with`] on the stdin and stdout of the process (call it inside a tokio
-/// runtime; the pipes register with its reactor).
-pub async fn serve_process_stdio_with<F>(
-    connect: F,
-    options: impl Into<Options>,
-) -> io::Result<Served>
-where
-    F: Fn() -> io::Result<Pipe> + Send + Sync + 'static,
-{
-    serve_stdio_with(
-        connect,
-        options,
-        crate::wire::stdio_pipes::stdin(),
-        crate::wire::stdio_pipes::stdout(),
-    )
-    .await
 }

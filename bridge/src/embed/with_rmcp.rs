@@ -22,36 +22,14 @@ const PIPE_BYTES: usize = 1 << 20;
 /// How long the sessions that are left get after their cancellation.
 const CANCEL_WAIT: Duration = Duration::from_secs(1);
 
-/// Serves `handler` on the stdin and stdout of the process with the default [`Options`]
-/// (`Discover::Answer`): VS Code's `initialize` gets the bridge, every other client rmcp's
-/// own stdio serving. Call it in place of `handler.serve(rmcp::transport::stdio())`.
-pub async fn serve_stdio<H>(handler: H) -> io::Result<Served>
-where
-    H: ServerHandler + Clone + Send + Sync + 'static,
-{
-    serve_stdio_opts(handler, Options::default()).await
-}
-
-/// [`serve_stdio`] with options, e.g. `serve_stdio_opts(handler, Discover::Refuse)`.
-pub async fn serve_stdio_opts<H>(handler: H, options: impl Into<Options>) -> io::Result<Served>
-where
-    H: ServerHandler + Clone + Send + Sync + 'static,
-{
-    serve_handler(
-        handler,
-        options,
-        crate::wire::stdio_pipes::stdin(),
-        crate::wire::stdio_pipes::stdout(),
-    )
-    .await
-}
-
-/// [`serve_stdio`] on any input and output (tests, sockets).
-pub async fn serve_handler<H, R, W>(
+/// Serves `handler` on `io` (an input and an output; [`super::stdio`] for the process's):
+/// VS Code's `initialize` gets the bridge, every other client rmcp's own stdio serving. Call
+/// `serve_stdio(handler, Options::default(), embed::stdio())` in place of
+/// `handler.serve(rmcp::transport::stdio())`.
+pub async fn serve_stdio<H, R, W>(
     handler: H,
     options: impl Into<Options>,
-    input: R,
-    output: W,
+    io: (R, W),
 ) -> io::Result<Served>
 where
     H: ServerHandler + Clone + Send + Sync + 'static,
@@ -87,7 +65,7 @@ where
             Ok(Pipe::new(read, write))
         }
     };
-    let served = serve_stdio_with(connect, options, input, output).await;
+    let served = serve_stdio_with(connect, options, io).await;
     cancel.cancel();
     sessions.close();
     let _ = tokio::time::timeout(CANCEL_WAIT, sessions.wait()).await;

@@ -9,8 +9,9 @@ use serde_json::{Value, json};
 use tracing::Instrument;
 
 use super::inflight::{REASON_CLIENT_CANCELED, Refused, Slot};
+use super::relay::{self, Relay, Taken};
 use super::{Shared, State};
-use super::{initialize, inline, listener, request};
+use super::{initialize, listener, request};
 use crate::errors::{Cause, error_object};
 use crate::input::answers::ClientAnswer;
 use crate::listen::filter::SUBSCRIPTION_ID_KEY;
@@ -29,6 +30,9 @@ use crate::wire::parse::{self, Message, Parsed, valid_id};
 /// (a hot-path choice of bridge/README.md): its params keep their members as received. Every other line is parsed whole
 /// and goes to [`on_parsed`], as does a line that the pass-through does not take.
 pub(super) fn on_line(shared: &Arc<Shared>, line: Vec<u8>) {
+    if let Some(relay) = shared.relay.get() {
+        return on_relayed_line(shared, relay, &line);
+    }
     match parse_fast(line) {
         Ok(Fast::Request { id, method, params }) => {
             if let MethodClass::Forward(kind) = classify(&method)
@@ -44,6 +48,20 @@ pub(super) fn on_line(shared: &Arc<Shared>, line: Vec<u8>) {
             on_parsed(shared, Parsed::Message(Message::Response { id, body }))
         }
         Err(line) => on_parsed(shared, parse::parse_line(&line)),
+    }
+}
+
+/// L2: a line of VS Code while an older upstream server is relayed: the relay takes it, or
+/// it is the front's as in every state.
+fn on_relayed_line(shared: &Arc<Shared>, relay: &Arc<Relay>, line: &[u8]) {
+    match relay.take(shared, parse::parse_line(line)) {
+        Taken::Done => {}
+        Taken::Forward { id, method, params } => {
+            if let Some(slot) = admit(shared, &id, &method) {
+                relay::forward(shared, relay, slot, params);
+            }
+        }
+        Taken::Front(parsed) => on_parsed(shared, parsed),
     }
 }
 
@@ -147,8 +165,7 @@ fn on_request(shared: &Arc<Shared>, id: Value, method: String, params: Option<Va
     forward(shared, id, &method, kind, params, upstream);
 }
 
-/// O8, O9: a forwarded request in the ready state: finished by the router where it can be
-/// ([`inline`]), else by a request task.
+/// O8, O9: a forwarded request in the ready state, on a request task of its own.
 fn forward(
     shared: &Arc<Shared>,
     id: Value,
@@ -160,9 +177,6 @@ fn forward(
     let Some(slot) = admit(shared, &id, method) else {
         return;
     };
-    if inline::applies(kind, &upstream) {
-        return inline::start(shared, slot, kind, params, &upstream);
-    }
     // The debug lines of the task carry the id of its request.
     let span = log::request_span(&slot.id);
     // Boxed: the task then holds a pointer, and the large state of the request is not moved

@@ -82,21 +82,15 @@ pub(crate) async fn exchange_body(
         None => (Duration::ZERO, None),
     };
     let started = Instant::now();
-    shared.keeper.touch();
     let mut call = match upstream.request_with(method, &params, opts) {
         Ok(call) => call,
         Err(e) => return Exchange::Done(Err(e)),
     };
     let uid = call.id();
     let mut times = Times::new(started, timeout);
-    // The exchange's own timer waits for the connection's next tick, unless its limit comes
-    // first (bridge/README.md, see `super::keep`).
-    let mut armed = timeout <= super::keep::TICK;
-    let tick = shared.keeper.tick();
-    tokio::pin!(tick);
-    if !armed {
-        tick.as_mut().enable();
-    }
+    // One timer for the limit and the "still waiting" lines, reset at each of its times.
+    let timer = tokio::time::sleep_until(times.next());
+    tokio::pin!(timer);
     let outcome = loop {
         tokio::select! {
             biased;
@@ -116,13 +110,14 @@ pub(crate) async fn exchange_body(
                 // The time of the sign-in comes on top, once.
                 began = None;
                 times.deadline += extra;
+                timer.as_mut().reset(times.next());
             }
-            () = &mut tick, if !armed => armed = true,
-            () = tokio::time::sleep_until(times.next()), if armed => {
+            () = &mut timer => {
                 if times.at_limit(method, slot) {
                     call.cancel(REASON_TIMEOUT);
                     break Exchange::TimedOut;
                 }
+                timer.as_mut().reset(times.next());
             }
         }
     };
@@ -138,15 +133,16 @@ pub(crate) async fn exchange_body(
 }
 
 /// The times of one upstream exchange: its limit and its "still waiting" lines. One timer
-/// serves both: each timer costs a registration in the timer wheel (a hot-path choice of bridge/README.md).
-pub(crate) struct Times {
+/// serves both: each timer costs a registration in the timer wheel (a hot-path choice of
+/// bridge/README.md).
+struct Times {
     started: Instant,
-    pub deadline: Instant,
+    deadline: Instant,
     note_at: Instant,
 }
 
 impl Times {
-    pub(crate) fn new(started: Instant, timeout: Duration) -> Times {
+    fn new(started: Instant, timeout: Duration) -> Times {
         Times {
             started,
             deadline: started + timeout,
@@ -155,13 +151,13 @@ impl Times {
     }
 
     /// When the timer is due next.
-    pub(crate) fn next(&self) -> Instant {
+    fn next(&self) -> Instant {
         self.deadline.min(self.note_at)
     }
 
     /// At [`Times::next`]: true at the limit, else the "still waiting" line of the upstream
     /// request `method` of the client request of `slot`.
-    pub(crate) fn at_limit(&mut self, method: &str, slot: &Slot) -> bool {
+    fn at_limit(&mut self, method: &str, slot: &Slot) -> bool {
         if Instant::now() >= self.deadline {
             return true;
         }
@@ -179,10 +175,10 @@ impl Times {
 }
 
 /// The outcome of an exchange that timed out, for [`super::inflight::log_outcome`].
-pub(crate) const TIMED_OUT: &str = "no response in time";
+const TIMED_OUT: &str = "no response in time";
 
 /// The outcome of an exchange that got its response, for [`super::inflight::log_outcome`].
-pub(crate) fn result_text<T>(result: &Result<T, UpstreamError>) -> String {
+fn result_text<T>(result: &Result<T, UpstreamError>) -> String {
     match result {
         Ok(_) => "response".to_owned(),
         Err(UpstreamError::Rpc(e)) => format!("error {}", e.get("code").unwrap_or(&Value::Null)),

@@ -1,20 +1,15 @@
-//! docs/architecture.md principle 5: one cancel token per request of VS Code (and one task, or an inline
-//! exchange that the router finishes: [`super::inline`]), with a limit of requests in
-//! flight. The table is also the gate of the responses: a request that was canceled never
-//! gets a response, and each request gets at most one.
+//! docs/architecture.md principle 5: one cancel token and one task per request of VS Code,
+//! with a limit of requests in flight. The table is also the gate of the responses: a request
+//! that was canceled never gets a response, and each request gets at most one.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
-use std::time::Duration;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use serde_json::Value;
-use tokio::sync::Notify;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::log::{self, Level};
-use crate::upstream::client::UpstreamClient;
 
 /// The requests in flight of one connection (docs/rules.md, "Other rules"; 64 leaves room
 /// for VS Code, which rarely has more than a few).
@@ -39,45 +34,6 @@ pub struct SlotData {
     pub method: String,
     pub token: CancellationToken,
     reason: OnceLock<&'static str>,
-    /// Set when the router finishes the request's upstream exchange ([`super::inline`]).
-    pub inline: OnceLock<InlineExchange>,
-}
-
-/// The upstream exchange of a request that has no task while it waits ([`super::inline`]):
-/// what its cancellation and its timer need.
-pub struct InlineExchange {
-    pub client: Weak<UpstreamClient>,
-    /// The upstream id of the request.
-    pub uid: i64,
-    pub started: Instant,
-    pub timeout: Duration,
-    /// A task keeps the exchange's times, from the connection's first tick after its start.
-    pub watched: AtomicBool,
-    /// Tells that task that the exchange ended.
-    pub ended: Notify,
-}
-
-impl InlineExchange {
-    /// Gives the upstream request up while it is pending, with the debug line of its end
-    /// (`what`). False when its response came first or the client is gone.
-    pub fn give_up(&self, slot: &Slot, reason: &str, what: &str) -> bool {
-        let given_up = self
-            .client
-            .upgrade()
-            .is_some_and(|client| client.give_up(self.uid, reason));
-        if given_up && log::enabled(Level::Debug) {
-            log_outcome(&slot.method, slot, self.uid, 1, self.started, what);
-        }
-        given_up
-    }
-}
-
-impl std::fmt::Debug for InlineExchange {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("InlineExchange")
-            .field("uid", &self.uid)
-            .finish_non_exhaustive()
-    }
 }
 
 impl std::ops::Deref for Slot {
@@ -94,14 +50,10 @@ impl Slot {
         self.reason.get().copied().unwrap_or(REASON_CLIENT_CANCELED)
     }
 
-    /// Cancels the request's task, or gives its inline exchange up upstream (its
-    /// `notifications/cancelled` is queued at once, as a task would queue it).
+    /// Cancels the request's task; the task gives its upstream request up.
     fn cancel(&self, reason: &'static str) {
         let _ = self.reason.set(reason);
         self.token.cancel();
-        if let Some(inline) = self.inline.get() {
-            inline.give_up(self, reason, "canceled");
-        }
     }
 }
 
@@ -158,7 +110,6 @@ impl Inflight {
             method: method.to_owned(),
             token: CancellationToken::new(),
             reason: OnceLock::new(),
-            inline: OnceLock::new(),
         }));
         slots.insert(key, slot.clone());
         Ok(slot)
@@ -190,20 +141,6 @@ impl Inflight {
         for slot in self.take_all(reason) {
             slot.cancel(reason);
         }
-    }
-
-    /// The requests with an inline exchange that no task times yet; each is marked as
-    /// timed, so that it is returned once.
-    pub fn unwatched_inline(&self) -> Vec<Slot> {
-        self.lock()
-            .values()
-            .filter(|slot| {
-                slot.inline
-                    .get()
-                    .is_some_and(|x| !x.watched.swap(true, Ordering::AcqRel))
-            })
-            .cloned()
-            .collect()
     }
 
     /// Removes every request with its reason and returns them, so that the caller answers

@@ -9,14 +9,17 @@ use serde_json::Value;
 
 use super::exchange::{Exchange, Upstream, exchange};
 use super::inflight::Slot;
+use super::relay::{Initialized, Relay};
 use super::{Shared, State};
 use crate::auth::TokenSource;
 use crate::auth::error_object::sign_in_error;
+use crate::cli::UpstreamRevision;
 use crate::errors::{self, error_object, format_limit};
 use crate::listen::replay::Declared;
 use crate::log::{self, Level, Scope};
 use crate::translate::icons::keep_data_icons;
 use crate::translate::initialize::{InitializeParams, initialize_result, upstream_capabilities};
+use crate::translate::older::{discover_says_older, status_says_older};
 use crate::translate::shape::{ResultKind, result_kind};
 use crate::upstream::client::{RequestOptions, UpstreamClient};
 use crate::upstream::connect::{ConnectOptions, connect};
@@ -69,6 +72,12 @@ pub(crate) async fn run_initialize(
         return;
     }
 
+    // L1: a command, a pipe and a URL (L4) can carry an older server.
+    let relays = client.transport().relay_link().is_some();
+    let revision = shared.opts.upstream_revision;
+    if revision == UpstreamRevision::Older && relays {
+        return relay_initialize(shared, slot, generation, init, client).await;
+    }
     let opts = RequestOptions {
         log_level: shared.log_level(),
         ..Default::default()
@@ -92,6 +101,18 @@ pub(crate) async fn run_initialize(
         && retry_with_our_version(e)
     {
         outcome = exchange(&shared, &slot, discover(2)).await;
+    }
+    if revision == UpstreamRevision::Auto
+        && relays
+        && let Some(answer) = older_answer(&outcome, client.transport().refused_discover())
+    {
+        log::bridge(
+            Level::Info,
+            &format!(
+                "the upstream server answered server/discover with {answer}: it is a server of an older revision"
+            ),
+        );
+        return relay_initialize(shared, slot, generation, init, client).await;
     }
     let failure = match outcome {
         Exchange::Cancelled => {
@@ -160,6 +181,41 @@ pub(crate) async fn run_initialize(
     );
 }
 
+/// L1: the `initialize` of an older server; from its result on, the relay serves.
+async fn relay_initialize(
+    shared: Arc<Shared>,
+    slot: Slot,
+    generation: u64,
+    init: InitializeParams,
+    client: Arc<UpstreamClient>,
+) {
+    let relay = Relay::start(&shared, &client, &init);
+    match relay
+        .initialize(&slot, &init, shared.opts.discover_timeout)
+        .await
+    {
+        Initialized::Ready(result) => {
+            // Set before the state is ready, so that the first line after the result goes
+            // to the relay.
+            let _ = shared.relay.set(relay);
+            if shared.ready(generation, &client) {
+                shared.respond(&slot, Ok(result));
+            }
+        }
+        Initialized::Failed(error) => {
+            if shared.revert(generation) {
+                shared.retire(client);
+            }
+            shared.respond(&slot, Err(error));
+        }
+        Initialized::Cancelled => {
+            if shared.revert(generation) {
+                shared.retire(client);
+            }
+        }
+    }
+}
+
 /// Writes `stdio server exited (exit code <n>); no restart is left` when the upstream
 /// process ends within `bound` (it closed its output; a process that runs on is stopped
 /// later, by the retire of its connection, without this line).
@@ -178,6 +234,30 @@ async fn exit_line(client: &UpstreamClient, bound: std::time::Duration) {
     .await;
     if let Ok(Some(Ended { exit: Some(status) })) = ended {
         log::write(Scope::McpStdio, Level::Warn, &status.stdio_line());
+    }
+}
+
+/// L1, L4: the definite answer of an older server to `server/discover`, as the log line names
+/// it: an error of [`discover_says_older`], or a 400, 404 or 405 to its POST (whatever the
+/// body of that status). A time-out or any other failure is no answer.
+fn older_answer(outcome: &Exchange, refused: Option<u16>) -> Option<String> {
+    let Exchange::Done(Err(error)) = outcome else {
+        return None;
+    };
+    let status = match error {
+        UpstreamError::HttpStatus(status) => Some(*status),
+        UpstreamError::Rpc(_) => refused,
+        _ => None,
+    };
+    if let Some(status) = status.filter(|s| status_says_older(*s)) {
+        return Some(format!("the HTTP status {status}"));
+    }
+    match error {
+        UpstreamError::Rpc(e) if discover_says_older(e) => Some(format!(
+            "the error {}",
+            e.get("code").unwrap_or(&Value::Null)
+        )),
+        _ => None,
     }
 }
 

@@ -2,16 +2,14 @@
 //! two ways to stop (the end of stdin, and the exit of the upstream server).
 //!
 //! The dispatch reads stdin and never waits for a request: each request has its own cancel
-//! token, and runs on its own task or, while a forwarded request over a command waits for its
-//! first response, on none ([`inline`]: the router finishes it) (docs/architecture.md principle 5), so that
-//! cancellations, answers to the bridge's requests and the end of input are always read.
+//! token and runs on its own task (docs/architecture.md principle 5), so that cancellations,
+//! answers to the bridge's requests and the end of input are always read.
 //!
 //! Modules: this one holds what the tasks share ([`Shared`], the face of the folder that its
 //! files use), [`dispatch`] each line and event, [`order`] the
 //! one writer's ordering guarantees, [`initialize`] and [`request`] the request tasks, with
-//! [`exchange`] one upstream exchange and [`rounds`] the input rounds (M2), [`inline`] the
-//! requests without a task, [`listener`] the listen stream (M3), [`stop`] the two stop
-//! sequences.
+//! [`exchange`] one upstream exchange and [`rounds`] the input rounds (M2), [`listener`] the
+//! listen stream (M3), [`stop`] the two stop sequences.
 
 pub mod client_requests;
 mod consent;
@@ -19,12 +17,11 @@ mod dispatch;
 pub mod exchange;
 pub mod inflight;
 pub mod initialize;
-mod inline;
-mod keep;
 pub(crate) mod listener;
 #[cfg(test)]
 mod lossless_tests;
 mod order;
+mod relay;
 pub mod request;
 pub mod rounds;
 #[cfg(test)]
@@ -42,6 +39,7 @@ use tokio_util::task::TaskTracker;
 use self::client_requests::ClientRequests;
 use self::inflight::Inflight;
 use crate::auth::TokenSource;
+use crate::cli::UpstreamRevision;
 use crate::input::complete::ElicitationIds;
 use crate::translate::initialize::ServerInfoFallback;
 use crate::translate::level::LogLevel;
@@ -61,6 +59,8 @@ pub struct Options {
     pub fallback: ServerInfoFallback,
     /// How long `initialize` waits for the answer to `server/discover` (`--discover-timeout`).
     pub discover_timeout: Duration,
+    /// L1: the revision of the upstream server (`--upstream-revision`).
+    pub upstream_revision: UpstreamRevision,
     /// The longest line on either side (`--max-line-bytes`).
     pub max_line_bytes: usize,
     /// The requests of VS Code in flight at once (-32603 above it).
@@ -108,10 +108,10 @@ pub(crate) struct Shared {
     pub(crate) upstream_pid: Arc<AtomicU32>,
     /// M3: the listen stream and the subscriptions.
     pub(crate) listener: listener::Listener,
-    /// A hot-path choice (bridge/README.md): arming the timers of an exchange costs no wake of the runtime.
-    pub(crate) keeper: Arc<keep::Keeper>,
     /// VS Code sent `notifications/initialized`: a sign-in from now on asks VS Code (M4).
     pub(crate) initialized: std::sync::atomic::AtomicBool,
+    /// L2: the relay of an older upstream server, set once before its `initialize` result.
+    pub(crate) relay: std::sync::OnceLock<Arc<relay::Relay>>,
 }
 
 impl Shared {
@@ -207,17 +207,9 @@ where
         events: events_tx,
         upstream_pid: Arc::clone(&hooks.upstream_pid),
         listener: listener::Listener::default(),
-        keeper: keep::Keeper::new(),
         initialized: std::sync::atomic::AtomicBool::new(false),
+        relay: std::sync::OnceLock::new(),
     });
-    // The connection's tick gives the inline exchanges their timers; it holds the connection
-    // weakly, as the connection holds the timer.
-    let weak = Arc::downgrade(&shared);
-    shared.keeper.on_tick(Box::new(move || {
-        if let Some(shared) = weak.upgrade() {
-            inline::on_tick(&shared);
-        }
-    }));
     if let Some(sign_in) = &shared.opts.sign_in {
         sign_in.gate().attach(consent::FrontConsent::new(&shared));
     }

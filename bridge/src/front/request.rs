@@ -30,8 +30,9 @@ use crate::upstream::UpstreamError;
 use crate::upstream::client::{RequestOptions, UpstreamClient};
 use crate::wire::lazy::{Body, LazyObject};
 
-/// The error object of a failed upstream request of a forwarded request.
-pub fn error_of(error: UpstreamError) -> Value {
+/// The error object of a failed upstream request of a forwarded request (and of the relay of
+/// an older server, L4).
+pub(crate) fn error_of(error: UpstreamError) -> Value {
     match error {
         UpstreamError::Rpc(e) => errors::upstream_error(e),
         // A stdio upstream that closed its output is gone for good.
@@ -59,50 +60,15 @@ pub(crate) async fn run_forward(
     params: Option<LazyObject>,
     upstream: Arc<UpstreamClient>,
 ) {
-    let out = Outbound::new(&shared, params);
-    forward_rounds(shared, slot, kind, out, upstream, None).await;
-}
-
-/// What goes upstream in each round of a forwarded request: VS Code's params (kept for the
-/// retries of R8), its progress token, and the options of the upstream request.
-pub(crate) struct Outbound {
-    pub params: LazyObject,
-    pub progress_token: Option<Value>,
-    pub opts: RequestOptions,
-}
-
-impl Outbound {
-    /// R3, C3: the parts of VS Code's params.
-    pub(crate) fn new(shared: &Shared, params: Option<LazyObject>) -> Outbound {
-        let fwd = forward_object(params.unwrap_or_default());
-        Outbound {
-            opts: RequestOptions {
-                log_level: shared.log_level(),
-                progress: fwd.progress_token.is_some(),
-                meta: fwd.meta,
-                stream: false,
-            },
-            params: fwd.params,
-            progress_token: fwd.progress_token,
-        }
-    }
-}
-
-/// The round loop of [`run_forward`]; `first` is the outcome of the first round when the
-/// router had it already ([`super::inline`]).
-pub(crate) async fn forward_rounds(
-    shared: Arc<Shared>,
-    slot: Slot,
-    kind: ForwardKind,
-    out: Outbound,
-    upstream: Arc<UpstreamClient>,
-    mut first: Option<Exchange<Body>>,
-) {
-    let Outbound {
-        params,
-        progress_token,
-        opts,
-    } = out;
+    // R3, C3: the parts of VS Code's params.
+    let fwd = forward_object(params.unwrap_or_default());
+    let opts = RequestOptions {
+        log_level: shared.log_level(),
+        progress: fwd.progress_token.is_some(),
+        meta: fwd.meta,
+        stream: false,
+    };
+    let (params, progress_token) = (fwd.params, fwd.progress_token);
     let method = slot.method.clone();
     let mut rounds = Rounds::new(upstream.capabilities());
     // The params of a retry (R8); the first round sends VS Code's params (a copy of the
@@ -113,25 +79,20 @@ pub(crate) async fn forward_rounds(
     let mut round = 0u32;
     let response = loop {
         let timeout = kind.timeout_for_round(round);
-        let outcome = match first.take() {
-            Some(outcome) => outcome,
-            None => {
-                let request = Upstream {
-                    client: &upstream,
-                    method: &method,
-                    params: retry
-                        .take()
-                        .map_or(Cow::Borrowed(&params), |p| Cow::Owned(p.into())),
-                    opts: &opts,
-                    progress_token: progress_token.as_ref(),
-                    timeout,
-                    round: round + 1,
-                    // M4: a sign-in of the request adds its own time limit.
-                    extension: shared.opts.sign_in.as_ref().map(TokenSource::wait),
-                };
-                exchange_body(&shared, &slot, request).await
-            }
+        let request = Upstream {
+            client: &upstream,
+            method: &method,
+            params: retry
+                .take()
+                .map_or(Cow::Borrowed(&params), |p| Cow::Owned(p.into())),
+            opts: &opts,
+            progress_token: progress_token.as_ref(),
+            timeout,
+            round: round + 1,
+            // M4: a sign-in of the request adds its own time limit.
+            extension: shared.opts.sign_in.as_ref().map(TokenSource::wait),
         };
+        let outcome = exchange_body(&shared, &slot, request).await;
         let body = match outcome {
             Exchange::Cancelled => break None,
             Exchange::TimedOut => break Some(Err(timed_out(&slot, timeout))),
@@ -188,7 +149,7 @@ pub(crate) async fn forward_rounds(
 
 /// A complete result shaped without a full parse; anything else (input rounds, a kind that is
 /// not known, a rule that walks the whole result) comes back for the full path.
-pub(crate) fn pass_through(method: &str, object: LazyObject) -> Result<LazyObject, LazyObject> {
+fn pass_through(method: &str, object: LazyObject) -> Result<LazyObject, LazyObject> {
     if kind_of(object.get_value("resultType").as_deref()) != ResultKind::Complete {
         return Err(object);
     }
@@ -223,7 +184,7 @@ fn refused_state(slot: &Slot, error: &Value, waited: Duration) -> Result<Value, 
 }
 
 /// A complete result goes to VS Code in its 2025-11-25 shape.
-fn complete(method: &str, raw: Value) -> Result<Value, Value> {
+pub(crate) fn complete(method: &str, raw: Value) -> Result<Value, Value> {
     match result_kind(&raw) {
         ResultKind::Complete => {}
         // The round loop takes every input_required result before this point.

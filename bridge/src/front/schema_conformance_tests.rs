@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used)] // a test fails by its panic
 //! The pure rules against the official JSON schemas of both revisions, read by path from
 //! the specification's folder beside the workspace (`MCP_SPEC_DIR`, docs/harness.md; never
 //! copied). Frames toward VS Code must be valid 2025-11-25 messages;

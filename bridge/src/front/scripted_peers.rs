@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used)] // a test fails by its panic
 //! The bridge's real router ([`crate::front::serve`], the function that the executable runs on
 //! stdin and stdout) between two scripted peers over in-memory pipes: the test writes VS
 //! Code's lines and reads what VS Code receives, and serves the upstream end of
@@ -57,6 +56,7 @@ impl Router {
                 version: "1".into(),
             },
             discover_timeout: LINE_WAIT,
+            upstream_revision: crate::cli::UpstreamRevision::Modern,
             max_line_bytes: 64 << 20,
             max_in_flight: front::inflight::MAX_IN_FLIGHT,
             shutdown_grace: Duration::from_secs(1),

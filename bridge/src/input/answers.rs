@@ -248,6 +248,5 @@ pub fn retry_params_for(original: &Value, plan: &RoundPlan, collected: &Collecte
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a test fails by its panic
 #[path = "answers_tests.rs"]
 mod tests;

@@ -226,7 +226,6 @@ fn without_task(params: &Value) -> Value {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a test fails by its panic
 mod tests {
     use super::*;
     use serde_json::json;

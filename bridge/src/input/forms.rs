@@ -74,7 +74,6 @@ pub fn continue_form() -> Value {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a test fails by its panic
 mod tests {
     use super::*;
 

@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used)] // a test fails by its panic
 //! Fuzzing on stable: the rules of an input round. Each target is driven by a seeded
 //! generator (`crate::test_support::values::Rng`) over generated inputs and checks the
 //! rules' properties: the parse keeps every key of the round in the server's order and its

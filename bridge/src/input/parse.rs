@@ -124,7 +124,6 @@ impl RoundCounter {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a test fails by its panic
 mod tests {
     use super::*;
     use serde_json::json;

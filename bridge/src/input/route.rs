@@ -162,7 +162,6 @@ pub fn route_round(
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a test fails by its panic
 mod tests {
     use super::*;
     use crate::input::check::ALL;

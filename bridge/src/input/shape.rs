@@ -397,7 +397,6 @@ pub fn is_list_roots_result(v: &Value) -> bool {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a test fails by its panic
 mod tests {
     use super::*;
     use serde_json::json;

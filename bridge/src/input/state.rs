@@ -64,7 +64,6 @@ pub fn refused_state_response(method: &str, upstream_error: &Value) -> RefusedSt
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)] // a test fails by its panic
 mod tests {
     use super::*;
 

@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used)] // a test fails by its panic
 //! Fuzzing on stable: the URL rules and the command line. Each target is driven by a seeded
 //! generator (`crate::test_support::values::Rng`) over generated and mutated inputs and checks
 //! the rules' properties: an accepted URL has no user, password or fragment and a permitted

@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used)] // a test fails by its panic
 //! Fuzzing on stable: the filter of the listen stream (O6, O7). Each target is driven by a
 //! seeded generator (`crate::test_support::values::Rng`) over generated inputs and checks the
 //! rule against a model: what is forwarded is a notification of a forwarded method whose

@@ -24,8 +24,8 @@ use crate::auth::identity::storage_key;
 use crate::auth::store::key::{self, KEY_ENV};
 use crate::auth::store::{StoreError, open_file, open_keychain, paths};
 use crate::cli::{TokenStore, USAGE};
-use crate::http::{ClientOptions, build_client, load_ca_file};
 use crate::log::{self, Level};
+use crate::webclient::{ClientOptions, build_client, load_ca_file};
 
 /// The stores that `logout` works on.
 enum Stores {
@@ -181,10 +181,7 @@ fn resource_metadata(url: &Url, extra_roots: Vec<reqwest::Certificate>) -> Metad
     };
     runtime.block_on(async {
         // logout reads only the metadata of the resource: no sign-in.
-        let options = ClientOptions {
-            url: url.clone(),
-            extra_roots,
-        };
+        let options = ClientOptions { extra_roots };
         let client = match build_client(&options) {
             Ok(client) => client,
             Err(error) => return Metadata::Unreadable(error.to_string()),

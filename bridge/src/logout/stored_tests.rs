@@ -230,7 +230,7 @@ fn logout_deletes_a_sign_in_outside_the_index_when_the_metadata_covers_the_url()
 
 /// The counters of the fixture at `url` (`GET /fixture/counters`), over HTTPS with the CA file.
 fn counters(url: &str, ca: &str) -> Value {
-    crate::http::install_crypto_provider();
+    crate::webclient::install_crypto_provider();
     let pem = std::fs::read(ca).expect("ca");
     let ca = reqwest::Certificate::from_pem(&pem).expect("ca pem");
     let mut url = url::Url::parse(url).expect("the fixture's URL");

@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used)] // a test fails by its panic
 //! The generators of the fuzz targets (the unit tests `fuzz_tests` of wire, translate, input,
 //! listen and cli): seeded, so that a failure repeats. CI runs `DEFAULT_CASES` cases per
 //! target; `MCP_FUZZ_CASES=<n>` runs n cases per target and `MCP_FUZZ_SEED=<n>` picks another

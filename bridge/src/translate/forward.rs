@@ -117,7 +117,7 @@ pub fn forward_params(params: Option<Value>) -> Forwarded {
     })
 }
 
-/// R3, C3: [`forward_params`] of params whose members are parsed on demand: only `_meta` is
+/// R3, C3: `forward_params` (the form of the tests) of params whose members are parsed on demand: only `_meta` is
 /// read; `task` and `_meta` go away as `Map::remove` takes them.
 pub fn forward_object(mut out: LazyObject) -> Forwarded {
     out.remove("task");

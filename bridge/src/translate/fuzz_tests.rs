@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used)] // a test fails by its panic
 //! Fuzzing on stable: the translation rules. Each target is driven by a seeded generator
 //! (`crate::test_support::values::Rng`) over generated inputs and checks the rules'
 //! properties: what `initialize` gives VS Code (R1), what a forwarded request keeps (R3: every

@@ -19,6 +19,8 @@ pub struct InitializeParams {
     pub client_info: Value,
     /// The capabilities as VS Code sent them (`{}` when absent).
     pub capabilities: Value,
+    /// L1: the params as VS Code sent them, for the `initialize` of an older upstream server.
+    pub raw: Value,
 }
 
 impl InitializeParams {
@@ -53,6 +55,7 @@ pub fn parse_initialize(params: Option<&Value>) -> Option<InitializeParams> {
     Some(InitializeParams {
         client_info: info.clone(),
         capabilities,
+        raw: Value::Object(params.clone()),
     })
 }
 

@@ -5,6 +5,7 @@ pub mod forward;
 pub mod icons;
 pub mod initialize;
 pub mod level;
+pub mod older;
 pub mod schema;
 pub mod shape;
 

@@ -12,6 +12,7 @@ use serde_json::Value;
 use tokio::sync::{Notify, watch};
 use tokio::time::Instant;
 
+use super::envelope::RequestFrame;
 use super::events::Events;
 use super::lines::LineLink;
 use super::{Ended, ExitInfo, Transport, TransportEvent};
@@ -91,11 +92,11 @@ impl ChildTransport {
 }
 
 impl Transport for ChildTransport {
-    fn send_request(&self, _id: i64, _method: &str, frame: &Value) -> bool {
-        self.link.send(frame)
+    fn send(&self, frame: &RequestFrame) -> bool {
+        self.link.send_request(frame)
     }
 
-    fn line_link(&self) -> Option<&LineLink> {
+    fn relay_link(&self) -> Option<&dyn super::RelayLink> {
         Some(&self.link)
     }
 
@@ -229,9 +230,13 @@ mod tests {
     async fn lines_flow_and_exit_code_is_reported() {
         let (tx, mut rx) = crate::upstream::events::channel();
         let t = sh("read l; echo \"$l\"; exit 3", SHUTDOWN_GRACE, tx);
-        assert!(t.send_request(1, "x", &serde_json::json!({"a":1})));
+        let params = crate::wire::lazy::LazyObject::new();
+        assert!(t.send(&RequestFrame::new(1, "x", &params, b"{}".to_vec())));
         match rx.recv().await {
-            Some(TransportEvent::Line(RawLine::Line(l))) => assert_eq!(l, b"{\"a\":1}"),
+            Some(TransportEvent::Line(RawLine::Line(l))) => assert_eq!(
+                l,
+                b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{\"_meta\":{}}}"
+            ),
             other => panic!("{other:?}"),
         }
         assert_eq!(exited(&t).await, Some(ExitInfo::Code(3)));

@@ -11,12 +11,12 @@ use tokio::sync::{mpsc, oneshot};
 use super::envelope::{self, Envelope};
 use super::events::{Flow, Inbox};
 use super::{Ended, Transport, TransportEvent, UpstreamError};
+use crate::errors::Cause;
 use crate::log::{self, Level, Scope};
 use crate::sync::lock;
 use crate::translate::level::LogLevel;
 use crate::wire::fast::{Fast, parse_fast};
 use crate::wire::lazy::{Body, LazyObject};
-use crate::wire::out::Frame;
 use crate::wire::parse::{self, Message, Parsed};
 use crate::wire::reader::RawLine;
 
@@ -38,56 +38,37 @@ pub enum ClientEvent {
 /// results). It must not block.
 pub type NotificationSink = Arc<dyn Fn(String, Option<Value>) + Send + Sync>;
 
+/// L2: takes every line of an upstream server of an older revision once the relay took the
+/// connection over ([`UpstreamClient::relay_lines`]): on the router, in the upstream's order.
+/// It must not block.
+pub type LineHook = Box<dyn Fn(Relayed) + Send + Sync>;
+
+/// L2: what the relay of an older upstream server gets from the router.
+pub enum Relayed {
+    /// One message of the upstream server.
+    Line(RawLine),
+    /// A request of the relay that got no JSON-RPC answer (over HTTP: a status, a broken
+    /// stream); after its response this changes nothing.
+    Failed(i64, UpstreamError),
+}
+
+/// A request in flight: the channels of its [`Call`].
 struct Pending {
-    waiter: Waiter,
+    progress: Option<mpsc::Sender<Value>>,
+    done: oneshot::Sender<Result<Body, UpstreamError>>,
     /// A listen stream: a `notifications/cancelled` of the upstream server for it ends it.
     stream: bool,
 }
 
-/// Who takes the progress and the response of a request in flight.
-enum Waiter {
-    /// A request task, through its [`Call`].
-    Task {
-        progress: Option<mpsc::Sender<Value>>,
-        done: oneshot::Sender<Result<Body, UpstreamError>>,
-    },
-    /// The router itself ([`Completion`]).
-    Inline(Box<dyn Completion>),
-}
-
-/// A request that the router finishes itself, on the transport's task, so that its response
-/// wakes no task (a hot-path choice of bridge/README.md). It runs before the router reads the next line: it must not
-/// block.
-pub trait Completion: Send {
-    /// The params of a `notifications/progress` of the request. Called while the client's
-    /// table of requests is locked: it must not call into the client.
-    fn progress(&self, params: Value);
-    /// The response of request `id`, or why there is none (the upstream closed). Never
-    /// called for a request that was given up ([`UpstreamClient::give_up`]).
-    fn done(self: Box<Self>, id: i64, result: Result<Body, UpstreamError>);
-}
-
 impl Pending {
-    /// Hands the response to the waiter. Called without the client's lock: a completion may
-    /// send a request of its own.
-    fn finish(self, id: i64, result: Result<Body, UpstreamError>) {
-        match self.waiter {
-            Waiter::Task { done, .. } => {
-                let _ = done.send(result);
-            }
-            Waiter::Inline(completion) => completion.done(id, result),
-        }
+    /// Hands the response to the request's task.
+    fn finish(self, result: Result<Body, UpstreamError>) {
+        let _ = self.done.send(result);
     }
 
     fn progress(&self, params: Value) {
-        match &self.waiter {
-            Waiter::Task {
-                progress: Some(tx), ..
-            } => {
-                let _ = tx.try_send(params);
-            }
-            Waiter::Task { progress: None, .. } => {}
-            Waiter::Inline(completion) => completion.progress(params),
+        if let Some(tx) = &self.progress {
+            let _ = tx.try_send(params);
         }
     }
 }
@@ -117,6 +98,8 @@ pub struct UpstreamClient {
     pending: Mutex<HashMap<i64, Pending, foldhash::fast::RandomState>>,
     closed: AtomicBool,
     max_line_bytes: usize,
+    /// L2: set once when the relay of an older server takes the lines over.
+    relay: std::sync::OnceLock<LineHook>,
 }
 
 /// What a request task reads from its call.
@@ -156,6 +139,7 @@ impl UpstreamClient {
             pending: Mutex::new(HashMap::default()),
             closed: AtomicBool::new(false),
             max_line_bytes,
+            relay: std::sync::OnceLock::new(),
         });
         let mut router = Router {
             client: Arc::clone(&client),
@@ -175,6 +159,13 @@ impl UpstreamClient {
     /// See [`Transport::tools_listed`].
     pub fn tools_listed(&self, result: &mut Value) {
         self.transport.tools_listed(result);
+    }
+
+    /// L2: from now on every line of the upstream server goes to `hook`; the end of the
+    /// connection still ends this client (the stop and the exit stay as they are). False when
+    /// a hook was set before.
+    pub fn relay_lines(&self, hook: LineHook) -> bool {
+        self.relay.set(hook).is_ok()
     }
 
     /// The transport (for the stop sequence and the watchdog).
@@ -197,6 +188,12 @@ impl UpstreamClient {
         opts: &RequestOptions,
     ) -> Result<Call, UpstreamError> {
         self.request_with(method, &params.into(), opts)
+    }
+
+    /// L2: the next id of the upstream connection, for a request that the relay of an older
+    /// upstream server writes itself; no request of this client can get it again.
+    pub fn reserve_id(&self) -> i64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
     }
 
     /// [`UpstreamClient::request`] with borrowed params: the frame is written from them.
@@ -223,15 +220,13 @@ impl UpstreamClient {
             pending.insert(
                 id,
                 Pending {
-                    waiter: Waiter::Task {
-                        progress: progress_tx,
-                        done: done_tx,
-                    },
+                    progress: progress_tx,
+                    done: done_tx,
                     stream: opts.stream,
                 },
             );
         }
-        if !self.transport.send_request_frame(&frame) {
+        if !self.transport.send(&frame) {
             lock(&self.pending).remove(&id);
             return Err(UpstreamError::Closed);
         }
@@ -252,55 +247,6 @@ impl UpstreamClient {
             opts.progress.then_some(id),
             &opts.meta,
         )
-    }
-
-    /// The id of the next request, for a caller that hands it out before the request goes
-    /// out ([`UpstreamClient::send_inline`]).
-    pub fn reserve_id(&self) -> i64 {
-        self.next_id.fetch_add(1, Ordering::Relaxed)
-    }
-
-    /// The frame of request `id` as one line, for [`UpstreamClient::send_inline`].
-    pub fn request_line(
-        &self,
-        id: i64,
-        method: &str,
-        params: &LazyObject,
-        opts: &RequestOptions,
-    ) -> Frame {
-        envelope::RequestFrame::new(id, method, params, self.meta(id, opts)).line()
-    }
-
-    /// Sends request `id` (its `line` from [`UpstreamClient::request_line`]) over a transport
-    /// of lines; its progress and its response go to `completion` on the router. The entry is
-    /// made before the line goes out, so that no response can come before it. When the
-    /// upstream is closed, `completion` gets [`UpstreamError::Closed`] at once.
-    pub fn send_inline(&self, id: i64, line: Frame, completion: Box<dyn Completion>) {
-        {
-            let mut pending = lock(&self.pending);
-            if self.is_closed() {
-                drop(pending);
-                return completion.done(id, Err(UpstreamError::Closed));
-            }
-            let waiter = Waiter::Inline(completion);
-            pending.insert(
-                id,
-                Pending {
-                    waiter,
-                    stream: false,
-                },
-            );
-        }
-        let sent = self
-            .transport
-            .line_link()
-            .is_some_and(|link| link.send_frame(line));
-        if !sent {
-            let pending = lock(&self.pending).remove(&id);
-            if let Some(p) = pending {
-                p.finish(id, Err(UpstreamError::Closed));
-            }
-        }
     }
 
     /// Gives up request `id` while it is pending: its waiter is dropped without a response,
@@ -326,8 +272,8 @@ impl UpstreamClient {
             self.closed.store(true, Ordering::SeqCst);
             pending.drain().collect()
         };
-        for (id, p) in drained {
-            p.finish(id, Err(UpstreamError::Closed));
+        for (_, p) in drained {
+            p.finish(Err(UpstreamError::Closed));
         }
     }
 
@@ -338,7 +284,7 @@ impl UpstreamClient {
         let pending = lock(&self.pending).remove(&id);
         match pending {
             Some(p) => {
-                p.finish(id, body);
+                p.finish(body);
                 true
             }
             None => false,
@@ -363,7 +309,7 @@ impl UpstreamClient {
             }
         };
         if let Some(p) = ended {
-            p.finish(id, Err(UpstreamError::Ended));
+            p.finish(Err(UpstreamError::Ended));
         }
     }
 
@@ -403,6 +349,20 @@ struct Router {
 impl Router {
     fn route(&mut self, event: TransportEvent) -> Flow {
         let client = &self.client;
+        let event = match (client.relay.get(), event) {
+            (
+                Some(hook),
+                TransportEvent::Line(line @ (RawLine::Line(_) | RawLine::TooLong { .. })),
+            ) => {
+                hook(Relayed::Line(line));
+                return Flow::Continue;
+            }
+            (Some(hook), TransportEvent::Failed { id, error }) => {
+                hook(Relayed::Failed(id, error));
+                return Flow::Continue;
+            }
+            (_, event) => event,
+        };
         match event {
             TransportEvent::Line(RawLine::Line(line)) => match parse_fast(line) {
                 // The common case: a result whose members stay as received (a hot-path choice of bridge/README.md).
@@ -477,26 +437,35 @@ fn handle(client: &UpstreamClient, parsed: Parsed, sink: &NotificationSink) {
         },
         Parsed::Message(Message::Request { method, .. }) => dropped_request(&method),
         Parsed::Invalid { id, cause, detail } => {
-            let why = detail.map_or_else(
-                || cause.name().to_owned(),
-                |d| format!("{} ({d})", cause.name()),
-            );
-            // The line of docs/stderr.md `mcp_router: warning: dropped <frame>: <outcome>`.
-            log::write(
-                Scope::McpRouter,
-                Level::Warn,
-                &format!("dropped a line of the upstream server: {why}"),
-            );
+            let why = dropped_invalid_line(cause, detail);
             client.complete(&id, Err(UpstreamError::InvalidResponse(why)));
         }
-        Parsed::BadAnswer { .. } | Parsed::Dropped => {
-            log::write(
-                Scope::McpRouter,
-                Level::Warn,
-                "dropped a line of the upstream server: a response without a valid id",
-            );
-        }
+        Parsed::BadAnswer { .. } | Parsed::Dropped => dropped_line_without_id(),
     }
+}
+
+/// The line of docs/stderr.md `mcp_router: warning: dropped <frame>: <outcome>` for a line
+/// of the upstream server that is not valid (also of an older one, L2); returns the reason.
+pub fn dropped_invalid_line(cause: Cause, detail: Option<String>) -> String {
+    let why = detail.map_or_else(
+        || cause.name().to_owned(),
+        |d| format!("{} ({d})", cause.name()),
+    );
+    log::write(
+        Scope::McpRouter,
+        Level::Warn,
+        &format!("dropped a line of the upstream server: {why}"),
+    );
+    why
+}
+
+/// The same line for a response of the upstream server without a valid id.
+pub fn dropped_line_without_id() {
+    log::write(
+        Scope::McpRouter,
+        Level::Warn,
+        "dropped a line of the upstream server: a response without a valid id",
+    );
 }
 
 impl Call {

@@ -13,8 +13,8 @@ struct Recorder {
 }
 
 impl Transport for Recorder {
-    fn send_request(&self, _id: i64, _method: &str, frame: &Value) -> bool {
-        lock(&self.frames).push(frame.clone());
+    fn send(&self, frame: &envelope::RequestFrame) -> bool {
+        lock(&self.frames).push(frame.to_value());
         true
     }
     fn cancel(&self, _id: i64, frame: &Value) {
@@ -238,23 +238,6 @@ async fn a_bad_line_with_the_id_of_a_call_fails_that_call() {
     }
 }
 
-/// What a test [`Completion`] saw: progress as `Ok`, the response as `Err` (its id and
-/// result), in order.
-type Seen = Arc<StdMutex<Vec<Result<Value, (i64, Result<Value, String>)>>>>;
-
-struct Recorded(Seen);
-
-impl Completion for Recorded {
-    fn progress(&self, params: Value) {
-        lock(&self.0).push(Ok(params));
-    }
-
-    fn done(self: Box<Self>, id: i64, result: Result<Body, UpstreamError>) {
-        let result = result.map(Body::into_value).map_err(|e| e.to_string());
-        lock(&self.0).push(Err((id, result)));
-    }
-}
-
 /// A client over a real transport of lines; the test plays the upstream server on the
 /// other ends of the pipes.
 fn over_lines() -> (
@@ -285,14 +268,13 @@ fn over_lines() -> (
     (client, lines, their_write)
 }
 
-/// A hot-path choice (bridge/README.md): a request finished by the router gets its progress and then its response, in
-/// the upstream's order; one that is given up gets neither, and the upstream its
-/// cancellation; at the close, one still in flight gets `Closed`.
+/// O4 over a real transport of lines: a call gets its progress and then its response, in the
+/// upstream's order; one that is given up gets neither, and the upstream its cancellation;
+/// at the close, one still in flight gets `Closed`.
 #[tokio::test]
-async fn o4_an_inline_request_gets_progress_then_its_response_and_none_once_given_up() {
+async fn o4_over_lines_progress_then_the_response_none_once_given_up_and_closed_at_the_end() {
     use tokio::io::AsyncWriteExt;
     let (client, mut upstream, mut reply) = over_lines();
-    let seen: Seen = Arc::default();
     let opts = RequestOptions {
         progress: true,
         ..Default::default()
@@ -311,32 +293,33 @@ async fn o4_an_inline_request_gets_progress_then_its_response_and_none_once_give
             .expect("a line in time");
         serde_json::from_str(&line.ok().flatten().unwrap_or_default()).unwrap_or_default()
     };
-    let answered = client.reserve_id();
-    let line = client.request_line(answered, "tools/call", &params, &opts);
-    client.send_inline(answered, line, Box::new(Recorded(Arc::clone(&seen))));
-    let given_up = client.reserve_id();
-    let line = client.request_line(given_up, "tools/call", &params, &opts);
-    client.send_inline(given_up, line, Box::new(Recorded(Arc::clone(&seen))));
-    let open = client.reserve_id();
-    let line = client.request_line(open, "tools/list", &LazyObject::new(), &opts);
-    client.send_inline(open, line, Box::new(Recorded(Arc::clone(&seen))));
+    let mut answered = client
+        .request_with("tools/call", &params, &opts)
+        .expect("sent");
+    let given_up = client
+        .request_with("tools/call", &params, &opts)
+        .expect("sent");
+    let mut open = client
+        .request_with("tools/list", &LazyObject::new(), &opts)
+        .expect("sent");
+    let (answered_id, given_up_id) = (answered.id(), given_up.id());
     let first = next().await;
-    assert_eq!(first["id"], answered);
+    assert_eq!(first["id"], answered_id);
     assert_eq!(first["params"]["name"], "echo");
-    assert_eq!(first["params"]["_meta"]["progressToken"], answered);
-    assert_eq!(next().await["id"], given_up);
-    assert_eq!(next().await["id"], open);
-    assert!(client.give_up(given_up, "the client canceled the request"));
-    assert!(!client.give_up(given_up, "twice"), "given up once");
+    assert_eq!(first["params"]["_meta"]["progressToken"], answered_id);
+    assert_eq!(next().await["id"], given_up_id);
+    assert_eq!(next().await["id"], open.id());
+    given_up.cancel("the client canceled the request");
+    assert!(!client.give_up(given_up_id, "twice"), "given up once");
     assert_eq!(
         next().await,
-        envelope::cancel_frame(given_up, "the client canceled the request")
+        envelope::cancel_frame(given_up_id, "the client canceled the request")
     );
     let upstream_lines = [
-        json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":answered,"progress":1}}),
-        json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":given_up,"progress":1}}),
-        json!({"jsonrpc":"2.0","id":given_up,"result":{}}),
-        json!({"jsonrpc":"2.0","id":answered,"result":{"content":[]}}),
+        json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":answered_id,"progress":1}}),
+        json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":given_up_id,"progress":1}}),
+        json!({"jsonrpc":"2.0","id":given_up_id,"result":{}}),
+        json!({"jsonrpc":"2.0","id":answered_id,"result":{"content":[]}}),
     ];
     for v in upstream_lines {
         reply
@@ -346,18 +329,25 @@ async fn o4_an_inline_request_gets_progress_then_its_response_and_none_once_give
     }
     // The end of the upstream: the request still in flight gets `Closed`.
     reply.shutdown().await.expect("shutdown");
-    let mut end = client.transport().end_watch();
-    // The router has seen the end of the lines before the transport reports its end.
-    let ended = tokio::time::timeout(bound, end.wait_for(Option::is_some)).await;
-    assert!(ended.expect("the end in time").is_ok());
-    let seen = lock(&seen).clone();
-    assert_eq!(
-        seen,
-        [
-            Ok(json!({"progressToken":answered,"progress":1})),
-            Err((answered, Ok(json!({"content":[]})))),
-            Err((open, Err(UpstreamError::Closed.to_string()))),
-        ]
-    );
+    match tokio::time::timeout(bound, answered.next())
+        .await
+        .expect("progress in time")
+    {
+        CallEvent::Progress(p) => assert_eq!(p, json!({"progressToken":answered_id,"progress":1})),
+        other => panic!("{other:?}"),
+    }
+    match tokio::time::timeout(bound, answered.next())
+        .await
+        .expect("the response in time")
+    {
+        CallEvent::Done(Ok(body)) => assert_eq!(body.into_value(), json!({"content":[]})),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        tokio::time::timeout(bound, open.next())
+            .await
+            .expect("the end in time"),
+        CallEvent::Done(Err(UpstreamError::Closed))
+    ));
     assert!(client.is_closed());
 }

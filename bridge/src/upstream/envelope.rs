@@ -79,7 +79,7 @@ impl Envelope {
         out
     }
 
-    /// [`Envelope::meta_bytes`] with the text of [`Envelope::fixed_members`].
+    /// `Envelope::meta_bytes` (the form of the tests) with the text of [`Envelope::fixed_members`].
     pub fn meta_bytes_with(
         &self,
         fixed: &[u8],

@@ -1,36 +1,31 @@
 //! JSON-RPC line framing over any `AsyncRead`/`AsyncWrite` (the stdio transport of the
 //! 2026-07-28 specification): one frame per line, each line at most `--max-line-bytes`.
 //!
-//! [`LineLink`] is the framing alone; the child process ([`super::child`]) adds its
-//! supervision on top, and [`LineTransport`] is a connection over any pair of streams, for
+//! [`LineLink`] is the framing alone: the bridge's one writer type ([`crate::wire::writer`])
+//! on the write side, a reader task on the other. The child process ([`super::child`]) adds
+//! its supervision on top, and [`LineTransport`] is a connection over any pair of streams, for
 //! example an in-memory pipe to a server in the same process.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
-use tokio::sync::{Notify, mpsc, watch};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::{Notify, watch};
 
+use super::envelope::RequestFrame;
 use super::events::Events;
 use super::{Ended, Transport, TransportEvent};
-use crate::wire::lane::Lane;
-use crate::wire::out::Frame;
 use crate::wire::reader::{LineReader, RawLine};
-use crate::wire::writer::{Room, frame_line, write_frame};
+use crate::wire::writer::{Outbox, Room, spawn_writer_in};
 
-enum WriterCmd {
-    Frame(Frame),
-    Close,
-}
-
-/// The two halves of a line-framed connection: a queue of frames to write, and a reader task
+/// The two halves of a line-framed connection: the writer of the frames, and a reader task
 /// that turns each line into a [`TransportEvent::Line`].
 #[derive(Clone)]
 pub struct LineLink {
-    writer: mpsc::UnboundedSender<WriterCmd>,
-    /// Orders the frames: a frame goes out at once while the writer task has none in hand.
-    lane: Arc<Lane>,
+    /// The upstream's input takes frames without a bound of its own: its frames are VS
+    /// Code's requests, which the table of requests in flight bounds.
+    writer: Outbox,
     /// Notified once when the read side ends (end of input or a read error).
     pub read_closed: Arc<Notify>,
 }
@@ -50,10 +45,8 @@ impl LineLink {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let (writer, rx) = mpsc::unbounded_channel();
+        let (writer, _) = spawn_writer_in(write, Room::unlimited());
         let read_closed = Arc::new(Notify::new());
-        let lane = Arc::new(Lane::new(crate::wire::stdio_pipes::direct_of(&write)));
-        tokio::spawn(write_loop(write, rx, Arc::clone(&lane)));
         tokio::spawn(read_loop(
             read,
             max_line_bytes,
@@ -63,56 +56,24 @@ impl LineLink {
         ));
         LineLink {
             writer,
-            lane,
             read_closed,
         }
     }
 
-    /// Sends one frame; false when the writer has stopped.
-    pub fn send(&self, frame: &Value) -> bool {
-        match frame_line(frame) {
-            Some(bytes) => self.send_frame(Frame::from(bytes)),
-            None => false,
-        }
+    /// Sends one request, its members as received; false when the writer has stopped.
+    pub fn send_request(&self, frame: &RequestFrame) -> bool {
+        self.writer.send_frame(frame.line())
     }
 
-    /// Sends one frame that is already bytes (a request whose params pass through).
-    pub fn send_frame(&self, frame: Frame) -> bool {
-        self.lane.send(frame, |frame| {
-            self.writer.send(WriterCmd::Frame(frame)).is_ok()
-        })
+    /// Sends one frame (a cancellation); false when the writer has stopped.
+    pub fn send(&self, frame: &Value) -> bool {
+        self.writer.send(frame)
     }
 
     /// Closes the write side after the frames sent before (the first step of a stop).
     pub fn close(&self) {
-        self.lane
-            .queue(|| self.writer.send(WriterCmd::Close).is_ok());
+        self.writer.close();
     }
-}
-
-async fn write_loop<W: AsyncWrite + Unpin>(
-    mut out: W,
-    mut rx: mpsc::UnboundedReceiver<WriterCmd>,
-    lane: Arc<Lane>,
-) {
-    while let Some(cmd) = rx.recv().await {
-        match cmd {
-            WriterCmd::Frame(frame) => {
-                if write_frame(&mut out, &frame).await.is_err() {
-                    break;
-                }
-                lane.written(|| rx.is_empty());
-                if rx.is_empty() && out.flush().await.is_err() {
-                    break;
-                }
-            }
-            WriterCmd::Close => break,
-        }
-    }
-    // The lane lets go of the pipe first, so that it closes with `out`: the upstream reads
-    // the end of its input.
-    lane.end();
-    let _ = out.shutdown().await;
 }
 
 async fn read_loop<R: AsyncRead + Unpin>(
@@ -203,11 +164,11 @@ impl LineTransport {
 }
 
 impl Transport for LineTransport {
-    fn send_request(&self, _id: i64, _method: &str, frame: &Value) -> bool {
-        self.link.send(frame)
+    fn send(&self, frame: &RequestFrame) -> bool {
+        self.link.send_request(frame)
     }
 
-    fn line_link(&self) -> Option<&LineLink> {
+    fn relay_link(&self) -> Option<&dyn super::RelayLink> {
         Some(&self.link)
     }
 
@@ -241,7 +202,7 @@ impl Transport for LineTransport {
 mod tests {
     use super::*;
     use serde_json::json;
-    use tokio::io::{AsyncBufReadExt, BufReader};
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
     #[tokio::test]
     async fn frames_go_out_as_lines_and_lines_come_back_as_events() {
@@ -250,11 +211,14 @@ mod tests {
         let (their_read, mut their_write) = tokio::io::split(theirs);
         let (tx, mut rx) = crate::upstream::events::channel();
         let t = LineTransport::spawn(our_read, our_write, 1024, tx, Room::unlimited());
-        assert!(t.send_request(1, "tools/list", &json!({"id":1})));
+        let params = crate::wire::lazy::LazyObject::new();
+        assert!(t.send(&RequestFrame::new(1, "tools/list", &params, b"{}".to_vec())));
         let mut peer = BufReader::new(their_read).lines();
         assert_eq!(
             peer.next_line().await.ok().flatten().as_deref(),
-            Some("{\"id\":1}")
+            Some(
+                "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{\"_meta\":{}}}"
+            )
         );
         their_write
             .write_all(b"{\"id\":1,\"result\":{}}\n")

@@ -92,40 +92,47 @@ impl ExitInfo {
 
 /// A transport to one upstream server. All methods return at once.
 pub trait Transport: Send + Sync + 'static {
-    /// Queues the request `id` (its whole frame, `method` for the transport's headers); false
-    /// when the transport takes no more frames.
-    fn send_request(&self, id: i64, method: &str, frame: &Value) -> bool;
-    /// The same with the frame as the bridge builds it (a hot-path choice of bridge/README.md): a transport of lines
-    /// writes its members as received; the others get the frame as a value.
-    fn send_request_frame(&self, frame: &envelope::RequestFrame) -> bool {
-        match self.line_link() {
-            Some(link) => link.send_frame(frame.line()),
-            None => self.send_request(frame.id, frame.method, &frame.to_value()),
-        }
-    }
-    /// The line link of a transport of lines (a command, a pair of pipes); `None` over HTTP.
-    /// A request finished on the router ([`client::Completion`]) needs one: its frame is
-    /// written as a line before its params move into the table of requests in flight.
-    fn line_link(&self) -> Option<&lines::LineLink> {
-        None
-    }
+    /// Queues one request; false when the transport takes no more frames. A transport of
+    /// lines writes the members of its params as received (a hot-path choice of
+    /// bridge/README.md); HTTP reads the frame for its headers.
+    fn send(&self, frame: &envelope::RequestFrame) -> bool;
     /// Gives up the request `id`. On stdio the frame `notifications/cancelled` goes out; over
     /// HTTP the response stream of the request closes, which is the cancellation there.
     fn cancel(&self, id: i64, frame: &Value);
+    /// L1: the link on which the relay of an older upstream server writes its own frames: the
+    /// lines of a command or a pair of pipes, or the older HTTP transports of a URL (L4).
+    /// Requests of the 2026-07-28 client never take it: they go through [`Transport::send`].
+    fn relay_link(&self) -> Option<&dyn RelayLink> {
+        None
+    }
+    /// L1: the HTTP status with which the upstream server refused the POST of
+    /// `server/discover`, whatever its body (`None` on stdio, or without such a refusal).
+    fn refused_discover(&self) -> Option<u16> {
+        None
+    }
     /// Starts the stop sequence (idempotent). Frames queued before still go out first.
     fn stop(&self);
     /// Becomes `Some` when the connection is gone: with the exit status where there is a
     /// process. A transport without a process ends at its stop.
     fn end_watch(&self) -> watch::Receiver<Option<Ended>>;
-    /// O10: true for an upstream server at a URL (VS Code then gets only `data:` icons).
-    #[allow(dead_code)] // Not read: `Target::is_remote` answers O10 before a transport exists.
-    fn is_remote(&self) -> bool {
-        false
-    }
     /// A `tools/list` result of the upstream server, before it goes to VS Code: a transport
     /// can learn from it what later calls need (HTTP: the parameters of `x-mcp-header`), and
     /// leave out tools that it cannot call.
     fn tools_listed(&self, _result: &mut Value) {}
+}
+
+/// L1: where the relay of an older upstream server writes its frames (requests, responses,
+/// notifications). The answers come back as [`TransportEvent::Line`]s; a request that gets no
+/// JSON-RPC answer ends with [`TransportEvent::Failed`] for its id.
+pub trait RelayLink: Send + Sync {
+    /// Queues one frame; false when the link takes no more.
+    fn send(&self, frame: &Value) -> bool;
+}
+
+impl RelayLink for lines::LineLink {
+    fn send(&self, frame: &Value) -> bool {
+        lines::LineLink::send(self, frame)
+    }
 }
 
 /// Why an upstream request failed (the front maps each to the error table).

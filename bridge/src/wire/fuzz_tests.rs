@@ -1,4 +1,3 @@
-#![allow(clippy::unwrap_used)] // a test fails by its panic
 //! Fuzzing on stable: the line reader, the parsers, the id recovery and the frames that the
 //! bridge writes (the buffers that the reader returns are bounded by the limit, not by the
 //! line; the it tests' fault_matrix u12 measures the peak memory of a 1 GiB line). Each target

@@ -4,6 +4,7 @@
 //! of stdout, and stdin / stdout / the upstream command's stdin as async pipes
 //! ([`stdio_pipes`]).
 
+pub mod escape;
 pub mod fast;
 pub mod frames;
 pub mod lane;

@@ -6,6 +6,8 @@
 
 use serde_json::Value;
 
+use super::escape::{escape_end, is_ws};
+
 /// The id of a broken line: first the top-level `"id"` member from the start of the line,
 /// else the `"id"` member that ends the line (the TypeScript SDK 1.x writes `id` last).
 pub fn recover_id(head: &[u8], tail: &[u8]) -> Option<Value> {
@@ -23,7 +25,7 @@ impl<'a> Scanner<'a> {
     }
 
     fn skip_ws(&mut self) {
-        while matches!(self.peek(), Some(b' ' | b'\t' | b'\r' | b'\n')) {
+        while self.peek().is_some_and(is_ws) {
             self.pos += 1;
         }
     }
@@ -47,7 +49,7 @@ impl<'a> Scanner<'a> {
                     self.pos += 1;
                     break;
                 }
-                b'\\' => self.pos += 2,
+                b'\\' => self.pos = escape_end(self.bytes, self.pos)?,
                 b if b < 0x20 => return None,
                 _ => self.pos += 1,
             }
@@ -113,10 +115,8 @@ impl<'a> Scanner<'a> {
                 }
             }
             _ => {
-                while !matches!(
-                    self.peek()?,
-                    b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n'
-                ) {
+                while !matches!(self.peek()?, b',' | b'}' | b']') && !self.peek().is_some_and(is_ws)
+                {
                     self.pos += 1;
                 }
             }
@@ -190,10 +190,7 @@ pub fn recover_trailing_id(bytes: &[u8]) -> Option<Value> {
 }
 
 fn trim_end(bytes: &[u8]) -> &[u8] {
-    let end = bytes
-        .iter()
-        .rposition(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
-        .map_or(0, |p| p + 1);
+    let end = bytes.iter().rposition(|b| !is_ws(*b)).map_or(0, |p| p + 1);
     &bytes[..end]
 }
 

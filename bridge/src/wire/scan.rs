@@ -294,41 +294,9 @@ impl<'a> Scanner<'a> {
     }
 
     /// One escape at `i` (its backslash); the index after it, or `None` when it is not
-    /// valid or a lone surrogate half.
+    /// valid or a lone surrogate half (the rules of [`super::escape`]).
     fn escape(&self, i: usize) -> Option<usize> {
-        match *self.line().get(i + 1)? {
-            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(i + 2),
-            b'u' => {
-                let hex = self.line().get(i + 2..i + 6)?;
-                if !hex.iter().all(u8::is_ascii_hexdigit) {
-                    return None;
-                }
-                match surrogate(hex) {
-                    None => Some(i + 6),
-                    // A high half followed by a low half is one character on both paths.
-                    Some(true) if self.line().get(i + 6..i + 8) == Some(b"\\u") => {
-                        let low = self.line().get(i + 8..i + 12)?;
-                        (low.iter().all(u8::is_ascii_hexdigit) && surrogate(low) == Some(false))
-                            .then_some(i + 12)
-                    }
-                    Some(_) => None,
-                }
-            }
-            _ => None,
-        }
-    }
-}
-
-/// For the four hex digits of a `\u` escape: `Some(true)` for a high surrogate
-/// (D800–DBFF), `Some(false)` for a low one (DC00–DFFF), `None` for any other.
-fn surrogate(hex: &[u8]) -> Option<bool> {
-    if !matches!(hex.first(), Some(b'd' | b'D')) {
-        return None;
-    }
-    match hex.get(1) {
-        Some(b'8' | b'9' | b'a' | b'b' | b'A' | b'B') => Some(true),
-        Some(b'c'..=b'f' | b'C'..=b'F') => Some(false),
-        _ => None,
+        super::escape::escape_end(self.line(), i)
     }
 }
 

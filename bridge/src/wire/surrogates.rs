@@ -1,6 +1,9 @@
 //! Lone UTF-16 surrogates in `\u` escapes: JavaScript's JSON.stringify writes them for a
 //! string cut in the middle of a pair, and serde_json refuses them. Only a line that failed
-//! for this reason comes here, so the fast path of every other line has no extra pass.
+//! for this reason comes here, so the fast path of every other line has no extra pass. What an
+//! escape and a surrogate half are is said once, in [`super::escape`].
+
+use super::escape::{Half, half, unit_at};
 
 /// Replaces each `\uD800`–`\uDFFF` escape that is not part of a valid pair with `\uFFFD`.
 /// Returns `None` when the text has no such escape (the caller then keeps its first error).
@@ -18,15 +21,13 @@ pub fn replace_lone_surrogates(text: &str) -> Option<String> {
                 i += 1;
             }
             b'\\' if in_string => {
-                if let Some(unit) = hex_escape(bytes, i) {
-                    if (0xD800..0xDC00).contains(&unit)
-                        && hex_escape(bytes, i + 6)
-                            .is_some_and(|low| (0xDC00..0xE000).contains(&low))
-                    {
+                if let Some(unit) = unit_at(bytes, i) {
+                    let next = unit_at(bytes, i + 6).and_then(half);
+                    if half(unit) == Some(Half::High) && next == Some(Half::Low) {
                         i += 12;
                         continue;
                     }
-                    if (0xD800..0xE000).contains(&unit) {
+                    if half(unit).is_some() {
                         out.push_str(&text[last..i]);
                         out.push_str("\\ufffd");
                         changed = true;
@@ -47,15 +48,6 @@ pub fn replace_lone_surrogates(text: &str) -> Option<String> {
     }
     out.push_str(&text[last..]);
     Some(out)
-}
-
-/// The code unit of a `\uXXXX` escape at `at`.
-fn hex_escape(bytes: &[u8], at: usize) -> Option<u32> {
-    if bytes.get(at) != Some(&b'\\') || bytes.get(at + 1) != Some(&b'u') {
-        return None;
-    }
-    let hex = std::str::from_utf8(bytes.get(at + 2..at + 6)?).ok()?;
-    u32::from_str_radix(hex, 16).ok()
 }
 
 #[cfg(test)]

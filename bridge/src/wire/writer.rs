@@ -1,7 +1,9 @@
-//! R7 and docs/architecture.md principle 4: one writer of stdout, one frame per line, in the order in
-//! which the bridge sent the frames. The writer is the lane ([`super::lane`]) with its task:
-//! a frame goes out at once from the task that sends it while nothing waits, else through
-//! the writer task's queue.
+//! R7 and docs/architecture.md principle 4: the one writer type of the bridge, for each of its
+//! two sinks (stdout toward VS Code, and the stdin of the upstream command or of the server in
+//! the process): one frame per line, in the order in which the bridge sent the frames. The
+//! writer is the lane ([`super::lane`]) with its task: a frame goes out at once from the task
+//! that sends it while nothing waits, else through the writer task's queue. At its end the
+//! writer flushes and shuts its sink down, so that the reader of the sink reads the end.
 
 use std::io;
 use std::sync::Arc;
@@ -54,8 +56,8 @@ impl Room {
         }
     }
 
-    /// A room that never waits (tests of a transport without a writer).
-    #[cfg(test)]
+    /// A room that never waits: a writer whose sink needs no bound of its own (the upstream's
+    /// input), and tests of a transport without a writer of stdout.
     pub fn unlimited() -> Room {
         Room::new(usize::MAX)
     }
@@ -141,40 +143,43 @@ pub fn frame_line(frame: &Value) -> Option<Vec<u8>> {
     Some(bytes)
 }
 
-/// Starts the writer task on `sink`. It ends at [`Outbox::close`], when every outbox is
-/// dropped, or at the first write error (VS Code closed stdout).
+/// Starts the writer task on `sink`, with [`ROOM_BYTES`] of room (stdout). It ends at
+/// [`Outbox::close`], when every outbox is dropped, or at the first write error (the reader
+/// closed its end).
 pub fn spawn_writer<W>(sink: W) -> (Outbox, JoinHandle<io::Result<()>>)
 where
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    spawn_writer_with_room(sink, ROOM_BYTES)
+    spawn_writer_in(sink, Room::new(ROOM_BYTES))
 }
 
-fn spawn_writer_with_room<W>(sink: W, limit: usize) -> (Outbox, JoinHandle<io::Result<()>>)
+/// [`spawn_writer`] with the room that its queued frames take.
+pub fn spawn_writer_in<W>(sink: W, room: Room) -> (Outbox, JoinHandle<io::Result<()>>)
 where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (tx, rx) = mpsc::unbounded_channel();
-    let room = Room::new(limit);
     let lane = Arc::new(Lane::new(crate::wire::stdio_pipes::direct_of(&sink)));
     let handle = tokio::spawn(write_loop(sink, rx, room.clone(), Arc::clone(&lane)));
     (Outbox { tx, room, lane }, handle)
 }
 
 async fn write_loop<W: AsyncWrite + Unpin>(
-    sink: W,
+    mut sink: W,
     rx: mpsc::UnboundedReceiver<Out>,
     room: Room,
     lane: Arc<Lane>,
 ) -> io::Result<()> {
-    let result = write_frames(sink, rx, &room, &lane).await;
+    let result = write_frames(&mut sink, rx, &room, &lane).await;
+    // The lane lets go of its handle of a pipe first, so that the pipe closes with `sink`.
     lane.end();
     room.end();
+    let _ = sink.shutdown().await;
     result
 }
 
 async fn write_frames<W: AsyncWrite + Unpin>(
-    mut sink: W,
+    sink: &mut W,
     mut rx: mpsc::UnboundedReceiver<Out>,
     room: &Room,
     lane: &Lane,
@@ -182,7 +187,7 @@ async fn write_frames<W: AsyncWrite + Unpin>(
     while let Some(out) = rx.recv().await {
         match out {
             Out::Frame(frame) => {
-                let len = write_frame(&mut sink, &frame).await?;
+                let len = write_frame(sink, &frame).await?;
                 room.written(len);
                 lane.written(|| rx.is_empty());
             }
@@ -198,10 +203,7 @@ async fn write_frames<W: AsyncWrite + Unpin>(
 }
 
 /// Writes the pieces of one frame in order; returns its length.
-pub(crate) async fn write_frame<W: AsyncWrite + Unpin>(
-    sink: &mut W,
-    frame: &Frame,
-) -> io::Result<usize> {
+async fn write_frame<W: AsyncWrite + Unpin>(sink: &mut W, frame: &Frame) -> io::Result<usize> {
     let mut len = 0;
     for piece in frame.pieces() {
         sink.write_all(piece).await?;
@@ -238,7 +240,7 @@ mod tests {
     async fn room_waits_while_the_reader_of_stdout_lags_and_resumes_when_it_reads() {
         // A pipe of 64 bytes that nobody reads yet: the writer blocks on the first frames.
         let (client, mut server) = tokio::io::duplex(64);
-        let (outbox, _handle) = spawn_writer_with_room(client, 100);
+        let (outbox, _handle) = spawn_writer_in(client, Room::new(100));
         let room = outbox.room();
         for i in 0..10 {
             assert!(outbox.send(&json!({"jsonrpc":"2.0","id":i,"result":{}})));
@@ -267,7 +269,7 @@ mod tests {
     async fn room_never_waits_after_the_writer_ended() {
         let (client, server) = tokio::io::duplex(64);
         drop(server);
-        let (outbox, handle) = spawn_writer_with_room(client, 10);
+        let (outbox, handle) = spawn_writer_in(client, Room::new(10));
         assert!(
             outbox.send(&json!({"jsonrpc":"2.0","id":1,"result":{"text":"a long enough frame"}}))
         );

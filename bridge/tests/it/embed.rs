@@ -268,3 +268,71 @@ fn m5_default_policy_discover_answered_by_the_server_then_initialize_gets_the_br
     );
     exit_0_within(&mut b, LOCAL_EXIT);
 }
+
+/// A server of lines over its end of the pipe: each request gets a result with its own
+/// line in `echo`; the end of its input closes its output.
+async fn answer_each_line(pipe: tokio::io::DuplexStream) {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let (read, mut write) = tokio::io::split(pipe);
+    let mut lines = tokio::io::BufReader::new(read).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let id = serde_json::from_str::<Value>(&line)
+            .map(|v| v["id"].clone())
+            .unwrap_or(Value::Null);
+        let answer = json!({"jsonrpc":"2.0","id":id,"result":{"echo":line}});
+        if write
+            .write_all(format!("{answer}\n").as_bytes())
+            .await
+            .is_err()
+        {
+            return;
+        }
+    }
+}
+
+/// M5, the generic entry point as a user's crate calls it (this test crate names only the
+/// public API): `Options` made and changed from outside, the end of input before any request
+/// is `Served::Nothing`, and a request of revision 2026-07-28 goes to the server over its pipe
+/// unchanged, its answer to the output, `Served::Server`.
+#[test]
+fn m5_the_generic_entry_point_serves_a_server_over_its_pipe_and_says_which_path() {
+    use mcp_bridge_vscode::embed::{self, Options, Pipe, Served};
+    use tokio::io::AsyncReadExt;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let connect = || -> std::io::Result<Pipe> {
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        tokio::spawn(answer_each_line(theirs));
+        let (read, write) = tokio::io::split(ours);
+        Ok(Pipe::new(read, write))
+    };
+    let mut options = Options::default();
+    options.shutdown_grace = Duration::from_secs(1);
+    let request = modern(7, "tools/list", json!({})).to_string();
+    let (served, output) = runtime.block_on(async {
+        let (out, mut seen) = tokio::io::duplex(1 << 16);
+        let nothing = embed::serve_stdio_with(connect, options.clone(), (&b"\n"[..], out));
+        let nothing = tokio::time::timeout(FRAME, nothing).await;
+        assert_eq!(nothing.expect("in time").ok(), Some(Served::Nothing));
+        let input = std::io::Cursor::new(format!("{request}\n").into_bytes());
+        let (out, mut server_seen) = tokio::io::duplex(1 << 16);
+        let served = embed::serve_stdio_with(connect, options, (input, out));
+        let served = tokio::time::timeout(FRAME, served).await.expect("in time");
+        let mut output = String::new();
+        let read = server_seen.read_to_string(&mut output);
+        tokio::time::timeout(FRAME, read)
+            .await
+            .expect("the output ends")
+            .expect("read");
+        let mut rest = Vec::new();
+        let _ = seen.read_to_end(&mut rest).await;
+        assert!(rest.is_empty(), "nothing written without a request");
+        (served.ok(), output)
+    });
+    assert_eq!(served, Some(Served::Server));
+    let answer: Value = serde_json::from_str(output.trim_end()).unwrap_or_default();
+    assert_eq!(answer["id"], 7, "{output}");
+    assert_eq!(answer["result"]["echo"], request.as_str(), "{output}");
+}

@@ -1,4 +1,4 @@
-//! `make-test-pki <folder>`: writes the test PKI of the HTTPS fixture (see `certs/README.md`).
+//! `mcp-bridge-make-test-pki <folder>`: writes the test PKI of the HTTPS fixture (see `certs/README.md`).
 //!
 //! Two CAs, each with one server certificate for `127.0.0.1`, `::1`, `localhost` and
 //! `fixture.test`, valid from 2025 to 2099 so that the tests do not rot. The CA keys are not
@@ -30,7 +30,7 @@ struct Chain {
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let (Some(folder), None) = (args.next(), args.next()) else {
-        eprintln!("usage: make-test-pki <folder>");
+        eprintln!("usage: mcp-bridge-make-test-pki <folder>");
         return ExitCode::from(2);
     };
     match write_all(Path::new(&folder)) {
@@ -41,7 +41,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(error) => {
-            eprintln!("make-test-pki: {error}");
+            eprintln!("mcp-bridge-make-test-pki: {error}");
             ExitCode::from(1)
         }
     }

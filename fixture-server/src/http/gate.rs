@@ -29,17 +29,29 @@ pub struct Gate {
     pub bearer: Option<String>,
     /// The status of the first `subscriptions/listen` requests, and how many are left.
     pub listen_status: Option<(StatusCode, AtomicU32)>,
+    /// `--revision 2025-11-25`: sessions, thus also GET and DELETE (`super::older`).
+    pub older: bool,
 }
 
 /// The middleware of `/mcp`: 405, 401, the statuses of `--listen-status`, then rmcp.
 pub async fn check(State(gate): State<Arc<Gate>>, request: Request, next: Next) -> Response {
-    if request.method() != Method::POST {
-        return (
-            StatusCode::METHOD_NOT_ALLOWED,
-            [(header::ALLOW, "POST")],
-            "Method Not Allowed: the MCP endpoint accepts POST only",
-        )
-            .into_response();
+    let session_method = gate.older && matches!(*request.method(), Method::GET | Method::DELETE);
+    if request.method() != Method::POST && !session_method {
+        return if gate.older {
+            (
+                StatusCode::METHOD_NOT_ALLOWED,
+                [(header::ALLOW, "GET, POST, DELETE")],
+                "Method Not Allowed: the MCP endpoint accepts GET, POST and DELETE",
+            )
+                .into_response()
+        } else {
+            (
+                StatusCode::METHOD_NOT_ALLOWED,
+                [(header::ALLOW, "POST")],
+                "Method Not Allowed: the MCP endpoint accepts POST only",
+            )
+                .into_response()
+        };
     }
     if let Some(token) = &gate.bearer
         && !authorized(request.headers(), token)
@@ -57,6 +69,18 @@ pub async fn check(State(gate): State<Arc<Gate>>, request: Request, next: Next) 
             Err(response) => return response,
         },
         None => request,
+    };
+    // The session rules are those of Streamable HTTP at /mcp, not of the 2024-11-05 routes.
+    let streamable = request.uri().path() == super::PATH;
+    let request = match *request.method() {
+        Method::POST if gate.older && streamable => {
+            match super::older::prepare(request, MAX_BODY_BYTES).await {
+                Ok(request) => request,
+                Err(response) => return response,
+            }
+        }
+        Method::GET => super::older::resume_after_last_event(request),
+        _ => request,
     };
     let method = request
         .headers()

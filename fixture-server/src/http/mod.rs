@@ -10,6 +10,8 @@
 //! token, the listen statuses. With `--oauth`, [`crate::oauth`] checks the access token of
 //! `/mcp` after the gate and serves the authorization server's endpoints beside `/mcp`.
 mod gate;
+mod older;
+mod sse;
 mod tls;
 
 use std::io::Write;
@@ -28,6 +30,7 @@ use tokio_util::sync::CancellationToken;
 use crate::cli::Options;
 use crate::log;
 use crate::oauth;
+use crate::revision::Revision;
 use crate::server::Fixture;
 use crate::state::State;
 
@@ -54,7 +57,11 @@ pub fn bearer_token(options: &Options) -> Result<Option<String>, String> {
 }
 
 /// Serves until SIGINT or SIGTERM (or the tools `crash` and `shutdown`).
-pub async fn serve(options: Options, bearer: Option<String>) -> Result<(), String> {
+pub async fn serve(
+    options: Options,
+    bearer: Option<String>,
+    revision: Revision,
+) -> Result<(), String> {
     let address = options
         .listen
         .ok_or_else(|| "the HTTP mode needs --listen".to_string())?;
@@ -70,7 +77,7 @@ pub async fn serve(options: Options, bearer: Option<String>) -> Result<(), Strin
     };
     let stop = CancellationToken::new();
     let state = Arc::new(State::new(options.clone()));
-    let app = router(&options, local, bearer, Arc::clone(&state), &stop)?;
+    let app = router(&options, local, bearer, Arc::clone(&state), &stop, revision)?;
     let handle = axum_server::Handle::new();
     let server = match tls {
         Some(config) => {
@@ -142,6 +149,7 @@ fn router(
     bearer: Option<String>,
     state: Arc<State>,
     stop: &CancellationToken,
+    revision: Revision,
 ) -> Result<Router, String> {
     let hosts = [
         "localhost".to_string(),
@@ -150,19 +158,31 @@ fn router(
         "fixture.test".to_string(),
         local.ip().to_string(),
     ];
+    let older = revision == Revision::Older;
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
-        .with_json_response(!options.always_sse)
+        .with_json_response(!options.always_sse && !older)
         .with_max_request_body_bytes(gate::MAX_BODY_BYTES)
         .with_allowed_hosts(hosts)
         .with_stateless_protocol_metadata_required(true)
         .with_sse_keep_alive(Some(KEEP_ALIVE))
         .with_cancellation_token(stop.child_token());
-    let mcp = StreamableHttpService::new(
-        move || Ok(Fixture::new(Arc::clone(&state))),
-        Arc::new(NeverSessionManager::default()),
-        config,
-    );
+    let mut hooks = None;
+    let mut router = if older {
+        let (mcp, sessions) = older::service(options, config);
+        hooks = Some(older::expire_route(sessions));
+        // The 2024-11-05 transport beside /mcp, behind the same gate and token check.
+        Router::new()
+            .route_service(PATH, mcp)
+            .merge(sse::routes(options))
+    } else {
+        let mcp = StreamableHttpService::new(
+            move || Ok(Fixture::new(Arc::clone(&state))),
+            Arc::new(NeverSessionManager::default()),
+            config,
+        );
+        Router::new().route_service(PATH, mcp)
+    };
     let gate = Arc::new(gate::Gate {
         bearer,
         listen_status: options.listen_status.and_then(|(code, count)| {
@@ -170,6 +190,7 @@ fn router(
                 .ok()
                 .map(|status| (status, AtomicU32::new(count)))
         }),
+        older,
     });
     let auth = if options.oauth {
         let config = oauth::Config::of(options, tls::CA_CRT);
@@ -178,13 +199,15 @@ fn router(
     } else {
         None
     };
-    let mut router = Router::new().route_service(PATH, mcp);
     if let Some(auth) = &auth {
         router = router.route_layer(from_fn_with_state(Arc::clone(auth), oauth::guard));
     }
     router = router.route_layer(from_fn_with_state(gate, gate::check));
     if let Some(auth) = auth {
         router = router.merge(oauth::routes(auth));
+    }
+    if let Some(hooks) = hooks {
+        router = router.merge(hooks);
     }
     Ok(
         router

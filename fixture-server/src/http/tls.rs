@@ -8,11 +8,11 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 /// The test CA (`certs/ca.crt`): the trust of `--browse` and of the fetch of client ID
 /// metadata documents (besides the roots of the system).
-pub const CA_CRT: &str = include_str!("../../../certs/ca.crt");
-const SERVER_CRT: &str = include_str!("../../../certs/server.crt");
-const SERVER_KEY: &str = include_str!("../../../certs/server.key");
-const UNTRUSTED_SERVER_CRT: &str = include_str!("../../../certs/untrusted-server.crt");
-const UNTRUSTED_SERVER_KEY: &str = include_str!("../../../certs/untrusted-server.key");
+pub const CA_CRT: &str = include_str!("../../certs/ca.crt");
+const SERVER_CRT: &str = include_str!("../../certs/server.crt");
+const SERVER_KEY: &str = include_str!("../../certs/server.key");
+const UNTRUSTED_SERVER_CRT: &str = include_str!("../../certs/untrusted-server.crt");
+const UNTRUSTED_SERVER_KEY: &str = include_str!("../../certs/untrusted-server.key");
 
 /// The rustls configuration of the server certificate signed by `certs/ca.crt`, or with
 /// `untrusted` the one signed by `certs/untrusted-ca.crt`. ALPN offers `http/1.1` only: one

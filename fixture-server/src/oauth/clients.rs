@@ -141,7 +141,7 @@ async fn document(server: &AuthServer, url: &str) -> Result<Client, String> {
     Ok(client)
 }
 
-/// The checks of a client ID metadata document; the error completes "the document <url> …".
+/// The checks of a client ID metadata document; the error completes "the document `<url>` …".
 fn client_of_document(url: &str, document: &Value) -> Result<Client, String> {
     if document["client_id"].as_str() != Some(url) {
         return Err("has a client_id that is not its URL".into());

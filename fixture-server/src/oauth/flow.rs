@@ -108,7 +108,9 @@ fn redirect(
         if let Some(state) = state {
             query.append_pair("state", state);
         }
-        query.append_pair("iss", &server.issuer);
+        if !server.overrides().no_iss {
+            query.append_pair("iss", &server.issuer);
+        }
     }
     let Ok(location) = HeaderValue::from_str(url.as_str()) else {
         return page(
@@ -183,7 +185,7 @@ pub async fn authorize(State(server): State<Arc<AuthServer>>, uri: Uri) -> Respo
     }
     match params.get("resource") {
         None => return fail("invalid_target", "resource is missing (RFC 8707)"),
-        Some(resource) if *resource != server.resource => {
+        Some(resource) if *resource != server.accepted_resource() => {
             return fail(
                 "invalid_target",
                 "resource is not the MCP URL of this server",
@@ -394,7 +396,7 @@ pub async fn token(
         Err(response) => return response,
     };
     if let Some(resource) = params.get("resource")
-        && *resource != server.resource
+        && *resource != server.accepted_resource()
     {
         return oauth_error(
             StatusCode::BAD_REQUEST,

@@ -16,6 +16,7 @@
 mod clients;
 mod flow;
 mod issued;
+mod overrides;
 
 pub mod browse;
 
@@ -155,6 +156,7 @@ pub struct AuthServer {
     pub resource: String,
     config: Config,
     store: Mutex<Store>,
+    overrides: Mutex<overrides::Overrides>,
     http: reqwest::Client,
 }
 
@@ -166,6 +168,7 @@ impl AuthServer {
             resource,
             config,
             store: Mutex::new(Store::default()),
+            overrides: Mutex::default(),
             http,
         })
     }
@@ -196,7 +199,7 @@ impl AuthServer {
         let mut body = json!({
             "access_token": access,
             "token_type": "Bearer",
-            "expires_in": lifetime.as_secs(),
+            "expires_in": self.overrides().expires_in.unwrap_or(lifetime.as_secs()),
             "scope": scopes.join(" "),
         });
         if self.config.refresh_tokens {
@@ -261,7 +264,8 @@ pub fn routes(server: Arc<AuthServer>) -> Router {
         .route("/authorize", get(flow::authorize))
         .route("/token", post(flow::token))
         .route("/fixture/forget-clients", post(forget_clients))
-        .route("/fixture/counters", get(counters));
+        .route("/fixture/counters", get(counters))
+        .route("/fixture/overrides", post(overrides::set));
     if server.config.registration {
         router = router.route("/register", post(clients::register));
     }
@@ -296,11 +300,15 @@ fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
 
 /// RFC 9728 §2: the metadata of the protected resource `/mcp`.
 async fn protected_resource(State(server): State<Arc<AuthServer>>) -> Response {
+    let servers = server
+        .overrides()
+        .authorization_servers
+        .unwrap_or_else(|| vec![server.issuer.clone()]);
     json_response(
         StatusCode::OK,
         &json!({
-            "resource": server.resource,
-            "authorization_servers": [server.issuer],
+            "resource": server.accepted_resource(),
+            "authorization_servers": servers,
             "scopes_supported": SCOPES,
             "bearer_methods_supported": ["header"],
             "resource_name": "bridge-fixture-server",
@@ -330,6 +338,13 @@ async fn metadata(State(server): State<Arc<AuthServer>>) -> Response {
     });
     if server.config.registration {
         body["registration_endpoint"] = Value::String(format!("{issuer}/register"));
+    }
+    let overrides = server.overrides();
+    if let Some(endpoint) = overrides.authorization_endpoint {
+        body["authorization_endpoint"] = Value::String(endpoint);
+    }
+    if overrides.no_iss {
+        body["authorization_response_iss_parameter_supported"] = Value::Bool(false);
     }
     json_response(StatusCode::OK, &body)
 }
@@ -391,7 +406,10 @@ pub async fn guard(
     next: Next,
 ) -> Response {
     let presented = bearer(request.headers());
-    let scopes = presented.as_deref().and_then(|token| server.access(token));
+    let scopes = presented
+        .as_deref()
+        .and_then(|token| server.access(token))
+        .filter(|_| !server.overrides().refuse_access_tokens);
     let refusal = match &scopes {
         None => Some(unauthorized(&server, presented.is_some())),
         Some(scopes) if !scopes.iter().any(|s| s == READ) => Some(forbidden(

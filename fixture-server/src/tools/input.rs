@@ -77,7 +77,7 @@ pub fn definitions() -> Vec<Tool> {
 }
 
 /// The form of `ask_form`.
-fn profile_schema() -> Value {
+pub fn profile_schema() -> Value {
     json!({
         "type": "object",
         "properties": {

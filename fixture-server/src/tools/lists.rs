@@ -60,21 +60,30 @@ struct Toggle {
 /// VS Code lists the tools again before the next turn only in this order (the quirk Q6 of docs/rules.md).
 pub async fn toggle(call: &Call<'_>) -> Outcome {
     let args: Toggle = arguments("toggle", call.arguments)?;
-    let (name, flag) = match args.target.unwrap_or(Target::Tool) {
-        Target::Tool => ("tool", &call.state.toggled_tool),
-        Target::Prompt => ("prompt", &call.state.toggled_prompt),
-    };
-    let before = flag.swap(args.enabled, Ordering::SeqCst);
-    let changed = before != args.enabled;
+    let prompt = matches!(args.target, Some(Target::Prompt));
+    let (changed, text) = switch(call.state, prompt, args.enabled);
     if changed {
-        match name {
-            "tool" => call.state.listeners.tools_changed().await,
-            _ => call.state.listeners.prompts_changed().await,
+        if prompt {
+            call.state.listeners.prompts_changed().await;
+        } else {
+            call.state.listeners.tools_changed().await;
         }
     }
-    let word = if args.enabled { "enabled" } else { "disabled" };
+    Ok(text_result(text).into())
+}
+
+/// Q6: sets the flag of the `toggled` tool (or prompt) for both revisions of the fixture, which
+/// each send their list change before the result. Whether the flag moved, and the result text.
+pub fn switch(state: &State, prompt: bool, enabled: bool) -> (bool, String) {
+    let (name, flag) = if prompt {
+        ("prompt", &state.toggled_prompt)
+    } else {
+        ("tool", &state.toggled_tool)
+    };
+    let changed = flag.swap(enabled, Ordering::SeqCst) != enabled;
+    let word = if enabled { "enabled" } else { "disabled" };
     let note = if changed { "" } else { " (no change)" };
-    Ok(text_result(format!("{name} toggled: {word}{note}")).into())
+    (changed, format!("{name} toggled: {word}{note}"))
 }
 
 #[derive(Deserialize)]

@@ -6,6 +6,9 @@ mod lists;
 mod logging;
 mod process;
 
+pub use input::profile_schema;
+pub use lists::switch;
+
 use rmcp::ErrorData as McpError;
 use rmcp::RoleServer;
 use rmcp::model::{CallToolRequestParams, CallToolResponse, ListToolsResult, Tool};
@@ -39,7 +42,12 @@ pub fn definitions(state: &State) -> Vec<Tool> {
 
 /// `tools/list`, one page.
 pub fn list(state: &State, cursor: Option<&str>) -> Result<ListToolsResult, McpError> {
-    let (tools, next) = paging::page(definitions(state), cursor)?;
+    page(definitions(state), cursor)
+}
+
+/// One page of a tool list (also the older revision's list, `crate::older::tools`).
+pub fn page(tools: Vec<Tool>, cursor: Option<&str>) -> Result<ListToolsResult, McpError> {
+    let (tools, next) = paging::page(tools, cursor)?;
     let mut result = ListToolsResult::with_all_items(tools);
     result.next_cursor = next;
     Ok(result)

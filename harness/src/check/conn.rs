@@ -107,6 +107,11 @@ impl Conn {
         self.response(id, bound).await
     }
 
+    /// A response to `id` that came while another one was awaited, if any.
+    pub fn stashed(&mut self, id: i64) -> Option<Value> {
+        self.stash.remove(&json!(id).to_string())
+    }
+
     /// Waits for the response to `id`, answering the requests of the process meanwhile.
     pub async fn response(&mut self, id: i64, bound: Duration) -> Result<Value, Broken> {
         let key = json!(id).to_string();
@@ -290,7 +295,6 @@ pub fn form_defaults(schema: &Value) -> Value {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -2,9 +2,13 @@
 //! finds out. It starts the server (directly when it answers a 2025-11-25 `initialize` itself,
 //! else behind the bridge), does what each client does at start-up and at the first use, and
 //! reports the tool ids, the tools that VS Code or the Copilot extension would refuse or hide,
-//! and the other problems (README.md, "For MCP server authors"). Exit 0 when nothing blocks, 1
-//! when something blocks, 2 for usage errors.
+//! and the other problems, each of a check with a stable id (catalog.rs), as a table, JSON or
+//! JUnit (docs/harness.md, "`harness check`"). Exit 0 when nothing blocks, 1 when something
+//! blocks, 2 for usage errors, 3 when an `--expect-fail` check found nothing (expect.rs).
+pub mod catalog;
 mod conn;
+mod expect;
+mod junit;
 mod probe;
 mod render;
 mod rules;
@@ -27,24 +31,52 @@ pub enum Severity {
     Warning,
 }
 
+/// What a problem does to the exit code, after `--expect-fail` and `--allow`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// A blocker that nothing expects or allows: exit 1.
+    Blocking,
+    /// A warning: never changes the exit code.
+    Warning,
+    /// Named by `--expect-fail`: present as expected.
+    Expected,
+    /// A blocker named by `--allow`.
+    Allowed,
+}
+
 /// One problem of the report.
 #[derive(Debug, Clone)]
 pub struct Problem {
     pub severity: Severity,
-    pub rule: String,
+    /// The check (its stable id, its client).
+    pub check: &'static catalog::Check,
     pub message: String,
     pub tool: Option<String>,
     pub profile: Option<&'static str>,
+    pub status: Status,
 }
 
 impl Problem {
-    pub fn new(severity: Severity, rule: &str, message: String) -> Self {
+    pub fn new(severity: Severity, check: &'static catalog::Check, message: String) -> Self {
         Self {
             severity,
-            rule: rule.into(),
+            check,
             message,
             tool: None,
             profile: None,
+            status: match severity {
+                Severity::Blocker => Status::Blocking,
+                Severity::Warning => Status::Warning,
+            },
+        }
+    }
+
+    /// The client it concerns: the check's own, or the profile that saw it when the check
+    /// concerns both and only one saw it.
+    pub fn client(&self) -> &'static str {
+        match (self.check.client, self.profile) {
+            (catalog::Client::Both, Some(p)) => p,
+            (c, _) => c.name(),
         }
     }
 
@@ -75,6 +107,17 @@ enum ProfileArg {
     Both,
 }
 
+/// The form of the report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// The table for people.
+    Text,
+    /// One JSON object (docs/harness-report.schema.json).
+    Json,
+    /// JUnit XML: one test case per check id.
+    Junit,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Via {
     /// Direct when the server answers a 2025-11-25 `initialize` and is not a 2026-07-28
@@ -95,9 +138,25 @@ struct Args {
     /// Which client to play: VS Code's Local harness, the Copilot harness, or both.
     #[arg(long, value_enum, default_value = "both")]
     profile: ProfileArg,
-    /// One JSON object on stdout instead of the table.
-    #[arg(long)]
+    /// The form of the report: text (the table), json or junit.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// The same as --format json.
+    #[arg(long, conflicts_with = "format")]
     json: bool,
+    /// Writes the report of --format to this file; stdout then gets the table.
+    #[arg(long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// A check id (docs/harness.md) that the server is known to fail: its problems do not
+    /// block, and its absence fails the run (exit 3). Repeatable.
+    #[arg(long = "expect-fail", value_name = "ID")]
+    expect_fail: Vec<String>,
+    /// A check id whose blockers do not block (they are still reported). Repeatable.
+    #[arg(long, value_name = "ID")]
+    allow: Vec<String>,
+    /// A file of `expect-fail ID` and `allow ID` lines (`#` comments).
+    #[arg(long, value_name = "FILE")]
+    expectations: Option<PathBuf>,
     /// Calls one tool after the lists (the only call with side effects), answering its input
     /// requests with the simulator's defaults.
     #[arg(long, num_args = 2, value_names = ["TOOL", "JSON_ARGS"])]
@@ -125,7 +184,9 @@ struct Args {
 /// What the check was given.
 pub struct Plan {
     profiles: Vec<crate::format::Profile>,
-    json: bool,
+    format: Format,
+    output: Option<PathBuf>,
+    expectations: expect::Expectations,
     call: Option<(String, Value)>,
     bridge: PathBuf,
     ca_file: Option<PathBuf>,
@@ -172,18 +233,24 @@ pub fn main(argv: &[String], runtime: &tokio::runtime::Runtime) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let report = runtime.block_on(run(&plan));
-    let text = if plan.json {
-        format!("{:#}", render::json(&report))
-    } else {
-        render::table(&report)
+    let mut report = runtime.block_on(run(&plan));
+    expect::apply(&mut report, &plan.expectations);
+    let text = match plan.format {
+        Format::Text => render::table(&report),
+        Format::Json => format!("{:#}", render::json(&report)),
+        Format::Junit => junit::render(&report),
     };
-    println!("{text}");
-    if report.blocks() {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
+    match &plan.output {
+        None => println!("{text}"),
+        Some(file) => {
+            if let Err(e) = std::fs::write(file, format!("{text}\n")) {
+                eprintln!("harness check: cannot write {}: {e}", file.display());
+                return ExitCode::from(2);
+            }
+            println!("{}", render::table(&report));
+        }
     }
+    ExitCode::from(report.exit_code())
 }
 
 fn plan(args: Args) -> Result<Plan, String> {
@@ -224,13 +291,16 @@ fn plan(args: Args) -> Result<Plan, String> {
         Some(b) => b,
         None => crate::process::sibling("MCP_BRIDGE_BIN", "mcp-bridge-vscode")?,
     };
+    let expectations = expect::parse(&args.expect_fail, &args.allow, args.expectations.as_deref())?;
     Ok(Plan {
+        expectations,
+        output: args.output,
         profiles: match args.profile {
             ProfileArg::Local => vec![Profile::Local],
             ProfileArg::Copilot => vec![Profile::Copilot],
             ProfileArg::Both => vec![Profile::Local, Profile::Copilot],
         },
-        json: args.json,
+        format: if args.json { Format::Json } else { args.format },
         call,
         bridge,
         ca_file: args.ca_file,
@@ -248,22 +318,65 @@ pub struct Report {
     pub runs: Vec<probe::Run>,
     pub tools: Vec<rules::ToolView>,
     pub problems: Vec<Problem>,
+    /// The repairs that the bridge logged: (tool, JSON pointer of the schema it completed).
+    pub repairs: Vec<(String, String)>,
+    /// For an older server checked directly: the same check through the bridge.
+    pub bridged: Option<Box<Report>>,
+    /// Through the bridge: the revision of the upstream when it is older (None: 2026-07-28).
+    pub upstream_revision: Option<String>,
     pub total_ms: u128,
+    /// The checks of `--expect-fail` that found no problem (expect.rs).
+    pub missing: Vec<&'static catalog::Check>,
+    /// What was expected to fail and what was allowed.
+    pub expectations: (Vec<&'static catalog::Check>, Vec<&'static catalog::Check>),
 }
 
 impl Report {
-    /// True when a problem (of the server or of a tool) blocks.
+    /// True when a problem (of the server or of a tool) of this path blocks, neither expected
+    /// nor allowed (not of [`Report::bridged`]: VS Code talks to an older server directly).
     pub fn blocks(&self) -> bool {
         self.problems
             .iter()
             .chain(self.tools.iter().flat_map(|t| t.problems.iter()))
-            .any(|p| p.severity == Severity::Blocker)
+            .any(|p| p.status == Status::Blocking)
+    }
+
+    /// 1 when something blocks, else 3 when an expected failure is absent, else 0.
+    pub fn exit_code(&self) -> u8 {
+        if self.blocks() {
+            1
+        } else if !self.missing.is_empty() {
+            3
+        } else {
+            0
+        }
     }
 }
 
 async fn run(plan: &Plan) -> Report {
-    let t0 = Instant::now();
     let (path, path_reason) = via::choose(plan).await;
+    let mut report = run_path(plan, path, path_reason).await;
+    // An older server that VS Code talks to directly: the report also says what the bridge
+    // makes of it (it relays an older server, with its repairs), for an author who puts it
+    // in front. Only the direct path decides the exit code.
+    if path == Path::Direct && plan.via == Via::Auto {
+        let why = "the same server through the bridge, which relays an older server and repairs what VS Code would refuse";
+        let mut bridged = run_path(plan, Path::Bridge, why.into()).await;
+        bridged.upstream_revision = report
+            .runs
+            .iter()
+            .find_map(|r| r.init.as_ref())
+            .and_then(|init| init.get("protocolVersion"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        report.bridged = Some(Box::new(bridged));
+    }
+    report
+}
+
+/// The check of one path, for each profile of the plan.
+async fn run_path(plan: &Plan, path: Path, path_reason: String) -> Report {
+    let t0 = Instant::now();
     let mut runs = Vec::new();
     for &profile in &plan.profiles {
         let tag = format!("check-{}-{}", std::process::id(), uuid::Uuid::new_v4());
@@ -275,7 +388,7 @@ async fn run(plan: &Plan) -> Report {
                 r.problems.push(
                     Problem::new(
                         Severity::Blocker,
-                        "start",
+                        &catalog::START,
                         format!("{e} (the server does not start)"),
                     )
                     .profile(profile),
@@ -294,12 +407,13 @@ async fn run(plan: &Plan) -> Report {
     // The tools, their ids and the icons as the first profile saw them (VS Code's Local harness
     // when both run).
     let first = runs.iter().find(|r| r.init.is_some()).or(runs.first());
-    let (tools, icons) = match first {
+    let (tools, icons, repairs) = match first {
         Some(r) => {
             let repairs = rules::bridge_repairs(&r.stderr);
-            (rules::tools(r, path, &repairs), rules::icon_problems(r))
+            let tools = rules::tools(r, path, &repairs);
+            (tools, rules::icon_problems(r), repairs)
         }
-        None => (Vec::new(), Vec::new()),
+        None => (Vec::new(), Vec::new(), Vec::new()),
     };
     problems.extend(icons);
     dedup(&mut problems);
@@ -310,7 +424,12 @@ async fn run(plan: &Plan) -> Report {
         runs,
         tools,
         problems,
+        repairs,
+        bridged: None,
+        upstream_revision: None,
         total_ms: t0.elapsed().as_millis(),
+        missing: Vec::new(),
+        expectations: (Vec::new(), Vec::new()),
     }
 }
 
@@ -320,7 +439,7 @@ fn dedup(problems: &mut Vec<Problem>) {
     for p in problems.drain(..) {
         if let Some(q) = out
             .iter_mut()
-            .find(|q| q.rule == p.rule && q.message == p.message && q.tool == p.tool)
+            .find(|q| q.check == p.check && q.message == p.message && q.tool == p.tool)
         {
             if q.profile != p.profile {
                 q.profile = None;

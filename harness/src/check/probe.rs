@@ -7,15 +7,17 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
+use super::catalog::{self, Check};
 use super::conn::{Broken, Conn};
 use super::{Problem, Severity};
 use crate::format::Profile;
-use crate::profile::{copilot_discover, initialize_params, notification};
+use crate::profile::{
+    AfterDiscover, COPILOT_DISCOVER_WAIT, copilot_after_discover, copilot_discover,
+    initialize_params, notification,
+};
 
 /// VS Code has no page limit; the check stops after this many pages of one list.
 pub const PAGE_CAP: usize = 100;
-/// How long the Copilot harness waits for `server/discover` before it sends `initialize`.
-const DISCOVER_WAIT: Duration = Duration::from_millis(600);
 /// How long the check waits for list changes after the lists.
 const SETTLE: Duration = Duration::from_millis(300);
 
@@ -63,6 +65,9 @@ pub struct Run {
     pub not_json: Vec<String>,
     pub stderr: Vec<String>,
     pub call: Option<CallOutcome>,
+    /// Copilot: what `server/discover` got (`answer`: result, error with its `code`, or none
+    /// within the wait).
+    pub discover: Option<Value>,
 }
 
 impl Run {
@@ -83,8 +88,8 @@ pub fn profile_name(p: Profile) -> &'static str {
     }
 }
 
-fn blocker(p: Profile, rule: &str, message: String) -> Problem {
-    Problem::new(Severity::Blocker, rule, message).profile(p)
+fn blocker(p: Profile, check: &'static Check, message: String) -> Problem {
+    Problem::new(Severity::Blocker, check, message).profile(p)
 }
 
 /// Runs the start-up of `profile` on `conn` and stops the process.
@@ -96,6 +101,9 @@ pub async fn run(
 ) -> Run {
     let mut run = run_failed(profile);
     steps(&mut conn, &mut run, bound, call).await;
+    if profile == Profile::Copilot {
+        late_discover(&mut conn, &mut run);
+    }
     let stop = conn.stop(Duration::from_secs(10)).await;
     match stop {
         Some(d) => {
@@ -105,7 +113,7 @@ pub async fn run(
         None => run.problems.push(
             Problem::new(
                 Severity::Warning,
-                "stop",
+                &catalog::STOP,
                 "the process still ran 10 s after the end of its stdin; VS Code then sends \
                  SIGTERM to its tree (R7)"
                     .into(),
@@ -127,31 +135,8 @@ fn ms(since: Instant) -> Value {
 async fn steps(conn: &mut Conn, run: &mut Run, bound: Duration, call: Option<&(String, Value)>) {
     let p = run.profile;
     let t0 = conn.started;
-    if p == Profile::Copilot {
-        // C1: discover first; initialize follows after ~0.5 s whatever the answer.
-        if let Err(e) = conn.send(&copilot_discover()).await {
-            run.problems.push(blocker(
-                p,
-                "start",
-                format!("cannot write server/discover: {e}"),
-            ));
-            return;
-        }
-        let _ = conn.take_id();
-        match conn.response(0, DISCOVER_WAIT).await {
-            Ok(_) | Err(Broken::Timeout) => {}
-            Err(e) => {
-                run.problems.push(blocker(
-                    p,
-                    "start",
-                    format!(
-                        "the server stops on the Copilot harness's first request, \
-                         server/discover ({e}); the harness then records a failure for good"
-                    ),
-                ));
-                return;
-            }
-        }
+    if p == Profile::Copilot && !copilot_probe(conn, run).await {
+        return;
     }
     let t_init = Instant::now();
     let init = match conn.call("initialize", initialize_params(p), bound).await {
@@ -160,7 +145,7 @@ async fn steps(conn: &mut Conn, run: &mut Run, bound: Duration, call: Option<&(S
             let cause = stderr_cause(conn).await;
             run.problems.push(blocker(
                 p,
-                "initialize",
+                &catalog::INITIALIZE,
                 format!("initialize: {e}: the server does not start{cause}"),
             ));
             return;
@@ -184,7 +169,7 @@ async fn steps(conn: &mut Conn, run: &mut Run, bound: Duration, call: Option<&(S
         let cause = stderr_cause(conn).await;
         run.problems.push(blocker(
             p,
-            "initialize",
+            &catalog::INITIALIZE,
             format!("initialize failed: {code} {message}{detail}{data_cause}{cause}"),
         ));
         return;
@@ -201,7 +186,8 @@ async fn steps(conn: &mut Conn, run: &mut Run, bound: Duration, call: Option<&(S
         .send(&notification("notifications/initialized", None))
         .await
     {
-        run.problems.push(blocker(p, "initialize", format!("{e}")));
+        run.problems
+            .push(blocker(p, &catalog::INITIALIZE, format!("{e}")));
         return;
     }
     for (label, method, member, cap) in LISTS {
@@ -216,14 +202,14 @@ async fn steps(conn: &mut Conn, run: &mut Run, bound: Duration, call: Option<&(S
             Ok((mut listed, cursor_problem)) => {
                 listed.probed = !declared;
                 if let Some(m) = cursor_problem {
-                    run.problems.push(blocker(p, "cursor", m));
+                    run.problems.push(blocker(p, &catalog::CURSOR, m));
                 }
                 run.timings.insert(format!("{label}_ms"), ms(t));
                 run.lists.push((label, listed));
             }
             Err(e) if declared => {
                 run.problems
-                    .push(blocker(p, "list", format!("{method} failed: {e}")))
+                    .push(blocker(p, &catalog::LIST, format!("{method} failed: {e}")))
             }
             Err(_) => {}
         }
@@ -254,6 +240,92 @@ async fn steps(conn: &mut Conn, run: &mut Run, bound: Duration, call: Option<&(S
         });
         conn.settle(SETTLE).await;
         relist_after_changes(conn, run, bound).await;
+    }
+}
+
+/// The Copilot CLI's probe (C1): `server/discover` first; `initialize` follows once an answer
+/// came or [`COPILOT_DISCOVER_WAIT`] passed, whatever the answer, except -32602, on which the
+/// CLI gives the server up. False when the Copilot harness would not go on.
+async fn copilot_probe(conn: &mut Conn, run: &mut Run) -> bool {
+    let p = run.profile;
+    if let Err(e) = conn.send(&copilot_discover()).await {
+        let m = format!("cannot write server/discover: {e}");
+        run.problems.push(blocker(p, &catalog::START, m));
+        return false;
+    }
+    let id = conn.take_id();
+    let t = Instant::now();
+    let answer = match conn.response(id, COPILOT_DISCOVER_WAIT).await {
+        Ok(a) => Some(a),
+        Err(Broken::Timeout) => None,
+        Err(e) => {
+            run.problems.push(blocker(
+                p,
+                &catalog::DISCOVER_STOPS,
+                format!(
+                    "the server stops on the Copilot harness's first request, \
+                     server/discover ({e}); the harness then records a failure for good"
+                ),
+            ));
+            return false;
+        }
+    };
+    run.discover = Some(match &answer {
+        None => json!({"answer": "none", "waited_ms": t.elapsed().as_millis() as u64}),
+        Some(a) => match a.get("error") {
+            Some(e) => json!({"answer": "error", "code": e.get("code"), "ms": ms(t)}),
+            None => json!({"answer": "result", "ms": ms(t)}),
+        },
+    });
+    if copilot_after_discover(answer.as_ref()) == AfterDiscover::Abort {
+        let m = invalid_params(
+            answer.as_ref(),
+            "the Copilot CLI aborts the start of the server and sends no initialize",
+        );
+        run.problems
+            .push(blocker(p, &catalog::DISCOVER_INVALID_PARAMS, m));
+        return false;
+    }
+    true
+}
+
+fn invalid_params(answer: Option<&Value>, then: &str) -> String {
+    let message = answer
+        .and_then(|a| a.pointer("/error/message"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    format!(
+        "server/discover answered -32602 ({}): {then}; answer -32601 (method not found) \
+         instead, or put the bridge in front",
+        message.chars().take(160).collect::<String>()
+    )
+}
+
+/// A discover answer that came after the Copilot harness had sent `initialize`. A -32602 is
+/// the same blocker: whether it comes within the wait depends only on how fast the server
+/// starts on the user's machine, and within it the Copilot CLI aborts.
+fn late_discover(conn: &mut Conn, run: &mut Run) {
+    let none = run.discover.as_ref().is_some_and(|d| d["answer"] == "none");
+    let Some(late) = none.then(|| conn.stashed(0)).flatten() else {
+        return;
+    };
+    if let Some(d) = run.discover.as_mut() {
+        d["late_answer"] = json!(if late.get("error").is_some() {
+            "error"
+        } else {
+            "result"
+        });
+        d["late_code"] = late.pointer("/error/code").cloned().unwrap_or(Value::Null);
+    }
+    if copilot_after_discover(Some(&late)) == AfterDiscover::Abort {
+        let then = format!(
+            "it came after the {} ms that the Copilot CLI waits, so here it had sent \
+             initialize already; on a start within that wait it aborts the server",
+            COPILOT_DISCOVER_WAIT.as_millis()
+        );
+        let m = invalid_params(Some(&late), &then);
+        run.problems
+            .push(blocker(run.profile, &catalog::DISCOVER_INVALID_PARAMS, m));
     }
 }
 
@@ -386,5 +458,6 @@ pub fn run_failed(profile: Profile) -> Run {
         not_json: Vec::new(),
         stderr: Vec::new(),
         call: None,
+        discover: None,
     }
 }

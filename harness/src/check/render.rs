@@ -5,7 +5,33 @@ use std::fmt::Write as _;
 use serde_json::{Map, Value, json};
 
 use super::probe::{Run, profile_name};
-use super::{Path, Problem, Report, Severity};
+use super::{Path, Problem, Report, Severity, Status};
+
+/// `[tool t, profile] ` of a problem, or nothing.
+pub fn whose(p: &Problem) -> String {
+    let mut whose = Vec::new();
+    if let Some(t) = &p.tool {
+        whose.push(format!("tool {t}"));
+    }
+    if let Some(pr) = p.profile {
+        whose.push(pr.to_string());
+    }
+    if whose.is_empty() {
+        String::new()
+    } else {
+        format!("[{}] ", whose.join(", "))
+    }
+}
+
+/// The name of a status in the reports.
+pub fn status_name(s: Status) -> &'static str {
+    match s {
+        Status::Blocking => "blocking",
+        Status::Warning => "warning",
+        Status::Expected => "expected",
+        Status::Allowed => "allowed",
+    }
+}
 
 fn severity(s: Severity) -> &'static str {
     match s {
@@ -14,7 +40,7 @@ fn severity(s: Severity) -> &'static str {
     }
 }
 
-fn path_name(p: Path) -> &'static str {
+pub fn path_name(p: Path) -> &'static str {
     match p {
         Path::Direct => "direct",
         Path::Bridge => "bridge",
@@ -23,8 +49,12 @@ fn path_name(p: Path) -> &'static str {
 
 fn problem_json(p: &Problem) -> Value {
     let mut o = Map::new();
+    o.insert("id".into(), json!(p.check.id));
     o.insert("severity".into(), json!(severity(p.severity)));
-    o.insert("rule".into(), json!(p.rule));
+    o.insert("client".into(), json!(p.client()));
+    o.insert("status".into(), json!(status_name(p.status)));
+    // The older name of the id.
+    o.insert("rule".into(), json!(p.check.id));
     o.insert("message".into(), json!(p.message));
     if let Some(t) = &p.tool {
         o.insert("tool".into(), json!(t));
@@ -46,7 +76,7 @@ fn server(report: &Report) -> Value {
     };
     let info = init.get("serverInfo").cloned().unwrap_or_default();
     let revision = match report.path {
-        Path::Bridge => json!("2026-07-28"),
+        Path::Bridge => json!(report.upstream_revision.as_deref().unwrap_or("2026-07-28")),
         Path::Direct => init.get("protocolVersion").cloned().unwrap_or(Value::Null),
     };
     json!({
@@ -153,6 +183,12 @@ pub fn json(report: &Report) -> Value {
         "blockers": problems.iter().filter(|p| p.severity == Severity::Blocker).count(),
         "warnings": problems.iter().filter(|p| p.severity == Severity::Warning).count(),
         "timings": timings,
+        "repairs": report.repairs.iter().map(|(tool, pointer)| json!({"tool": tool, "pointer": pointer})).collect::<Vec<_>>(),
+        "through_bridge": report.bridged.as_deref().map(json),
+        "discover": report.runs.iter().find_map(|r| r.discover.clone()),
+        "expected_failures": report.expectations.0.iter().map(|c| json!({"id": c.id, "present": !report.missing.contains(c)})).collect::<Vec<_>>(),
+        "allowed": report.expectations.1.iter().map(|c| c.id).collect::<Vec<_>>(),
+        "exit_code": report.exit_code(),
     })
 }
 
@@ -255,7 +291,7 @@ pub fn table(report: &Report) -> String {
         } else {
             t.problems
                 .iter()
-                .map(|p| format!("{} {}", severity(p.severity), p.rule))
+                .map(|p| format!("{} {}", severity(p.severity), p.check.id))
                 .collect::<Vec<_>>()
                 .join(", ")
         };
@@ -315,32 +351,45 @@ pub fn table(report: &Report) -> String {
         problems.len() - blockers
     );
     for p in &problems {
-        let mut whose = Vec::new();
-        if let Some(t) = &p.tool {
-            whose.push(format!("tool {t}"));
-        }
-        if let Some(pr) = p.profile {
-            whose.push(pr.to_string());
-        }
-        let whose = if whose.is_empty() {
-            String::new()
-        } else {
-            format!("[{}] ", whose.join(", "))
+        let whose = whose(p);
+        let mark = match p.status {
+            Status::Expected | Status::Allowed => format!(" ({})", status_name(p.status)),
+            Status::Blocking | Status::Warning => String::new(),
         };
         let _ = writeln!(
             out,
-            "  {:<8} {:<18} {whose}{}",
+            "  {:<8} {:<18} {whose}{}{mark}",
             severity(p.severity),
-            p.rule,
+            p.check.id,
             p.message
         );
     }
-    let verdict = if report.blocks() {
-        "something blocks (exit 1)"
-    } else {
-        "nothing blocks (exit 0)"
+    for c in &report.missing {
+        let _ = writeln!(
+            out,
+            "  missing  {:<18} --expect-fail {} found no problem: the server no longer fails it",
+            c.id, c.id
+        );
+    }
+    let verdict = match report.exit_code() {
+        1 => "something blocks (exit 1)",
+        3 => "nothing blocks, but an expected failure is absent (exit 3)",
+        _ => "nothing blocks (exit 0)",
     };
     let _ = write!(out, "result:     {verdict}, {} ms", report.total_ms);
+    if let Some(bridged) = &report.bridged {
+        let _ = writeln!(
+            out,
+            "\n\nthrough the bridge (mcp-bridge-vscode -- <command>):"
+        );
+        for (tool, pointer) in &bridged.repairs {
+            let _ = writeln!(
+                out,
+                "  repair   [tool {tool}] added items: {{}} at '{pointer}'"
+            );
+        }
+        let _ = write!(out, "{}", table(bridged));
+    }
     out
 }
 

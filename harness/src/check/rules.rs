@@ -7,7 +7,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::probe::{Run, profile_name};
-use super::{Path, Problem, Severity};
+use super::{Path, Problem, Severity, catalog};
 use crate::format::Profile;
 use crate::vscode;
 
@@ -60,11 +60,11 @@ pub fn tools(run: &Run, path: Path, bridge_repairs: &[(String, String)]) -> Vec<
     for (i, tool) in listed.iter().enumerate() {
         let v = &mut views[i];
         let name = v.name.clone();
-        let tp = |sev, rule: &str, m: String| Problem::new(sev, rule, m).tool(&name);
+        let tp = |sev, check, m: String| Problem::new(sev, check, m).tool(&name);
         if name.is_empty() {
             v.problems.push(tp(
                 Severity::Blocker,
-                "tool-name",
+                &catalog::TOOL_NAME,
                 "a tool without a name".into(),
             ));
         }
@@ -74,7 +74,7 @@ pub fn tools(run: &Run, path: Path, bridge_repairs: &[(String, String)]) -> Vec<
         {
             v.problems.push(tp(
                 Severity::Warning,
-                "tool-id.characters",
+                &catalog::TOOL_ID_CHARACTERS,
                 format!(
                     "the name has characters outside [A-Za-z0-9_-]: VS Code logs a warning and \
                      shows the tool as {}",
@@ -85,7 +85,7 @@ pub fn tools(run: &Run, path: Path, bridge_repairs: &[(String, String)]) -> Vec<
         if prefix.len() + name.len() > 64 {
             v.problems.push(tp(
                 Severity::Warning,
-                "tool-id.length",
+                &catalog::TOOL_ID_LENGTH,
                 format!("the id is cut to 64 characters: {}", v.vscode_id),
             ));
         }
@@ -93,7 +93,7 @@ pub fn tools(run: &Run, path: Path, bridge_repairs: &[(String, String)]) -> Vec<
         if same.len() > 1 && same[0] != i {
             v.problems.push(tp(
                 Severity::Blocker,
-                "tool-id.collision",
+                &catalog::TOOL_ID_COLLISION,
                 format!(
                     "the id {} is also the id of the tool {:?}: VS Code cannot tell them apart",
                     v.vscode_id, listed[same[0]]["name"]
@@ -112,11 +112,11 @@ fn schema_problems(
     repairs: &[(String, String)],
     out: &mut Vec<Problem>,
 ) {
-    let tp = |sev, rule: &str, m: String| Problem::new(sev, rule, m).tool(name);
+    let tp = |sev, check, m: String| Problem::new(sev, check, m).tool(name);
     let Some(schema) = tool.get("inputSchema") else {
         out.push(tp(
             Severity::Blocker,
-            "schema.draft-07",
+            &catalog::SCHEMA_DRAFT_07,
             "no inputSchema: VS Code omits the tool (R6 a)".into(),
         ));
         return;
@@ -124,7 +124,7 @@ fn schema_problems(
     if let Err(e) = jsonschema::draft7::meta::validate(schema) {
         out.push(tp(
             Severity::Blocker,
-            "schema.draft-07",
+            &catalog::SCHEMA_DRAFT_07,
             format!("the inputSchema is not a valid draft-07 schema, so VS Code omits the tool (R6 a): {e}"),
         ));
     } else if let Err(e) = jsonschema::options()
@@ -133,7 +133,7 @@ fn schema_problems(
     {
         out.push(tp(
             Severity::Blocker,
-            "schema.draft-07",
+            &catalog::SCHEMA_DRAFT_07,
             format!("the inputSchema does not compile as draft-07, so VS Code omits the tool (R6 a): {e}"),
         ));
     }
@@ -143,21 +143,21 @@ fn schema_problems(
     {
         out.push(tp(
             Severity::Blocker,
-            "schema.2020-12",
+            &catalog::SCHEMA_2020_12,
             format!("the inputSchema does not compile as 2020-12, the dialect of MCP schemas: {e}"),
         ));
     }
     if schema.get("type") != Some(&Value::String("object".into())) {
         out.push(tp(
             Severity::Warning,
-            "schema.type",
+            &catalog::SCHEMA_TYPE,
             "the inputSchema's root is not type \"object\"".into(),
         ));
     }
     for pointer in arrays_without_items(schema) {
         out.push(tp(
             Severity::Blocker,
-            "schema.items",
+            &catalog::SCHEMA_ITEMS,
             format!(
                 "the array schema at '{pointer}' has no items: the Copilot extension stops every \
                  chat request, for all tools of all servers (R6 b)"
@@ -168,7 +168,7 @@ fn schema_problems(
         for (_, pointer) in repairs.iter().filter(|(t, _)| t == name) {
             out.push(tp(
                 Severity::Warning,
-                "schema.items",
+                &catalog::SCHEMA_ITEMS,
                 format!(
                     "the array schema at '{pointer}' has no items: the bridge adds items: {{}} \
                      (R6 b); without the bridge the Copilot extension stops every chat request"
@@ -263,11 +263,11 @@ pub fn bridge_repairs(stderr: &[String]) -> Vec<(String, String)> {
 pub fn server_problems(run: &Run, path: Path) -> Vec<Problem> {
     let p = run.profile;
     let mut out = Vec::new();
-    let prob = |sev, rule: &str, m: String| Problem::new(sev, rule, m).profile(p);
+    let prob = |sev, check, m: String| Problem::new(sev, check, m).profile(p);
     for line in &run.not_json {
         out.push(prob(
             Severity::Warning,
-            "stdout",
+            &catalog::STDOUT,
             format!("a stdout line that is not a JSON-RPC message (VS Code skips it; R7): {line}"),
         ));
     }
@@ -283,7 +283,7 @@ pub fn server_problems(run: &Run, path: Path) -> Vec<Problem> {
         if hidden > 0 {
             out.push(prob(
                 Severity::Blocker,
-                "capability.tools",
+                &catalog::CAPABILITY_TOOLS,
                 format!(
                     "the server has {hidden} tools and does not declare the tools capability: \
                      VS Code never lists them (R1)"
@@ -292,7 +292,7 @@ pub fn server_problems(run: &Run, path: Path) -> Vec<Problem> {
         } else {
             out.push(prob(
                 Severity::Warning,
-                "capability.tools",
+                &catalog::CAPABILITY_TOOLS,
                 "no tools capability: VS Code lists no tools".into(),
             ));
         }
@@ -306,7 +306,7 @@ pub fn server_problems(run: &Run, path: Path) -> Vec<Problem> {
     if !info_ok {
         out.push(prob(
             Severity::Warning,
-            "server-info",
+            &catalog::SERVER_INFO,
             "serverInfo lacks a name or a version: VS Code prefixes the tool ids with the name of \
              the configuration entry until it has one"
                 .into(),
@@ -317,7 +317,7 @@ pub fn server_problems(run: &Run, path: Path) -> Vec<Problem> {
     {
         out.push(prob(
             Severity::Warning,
-            "instructions",
+            &catalog::INSTRUCTIONS,
             "instructions is not a string: VS Code ignores it".into(),
         ));
     }
@@ -325,7 +325,7 @@ pub fn server_problems(run: &Run, path: Path) -> Vec<Problem> {
     if tools > MANY_TOOLS {
         out.push(prob(
             Severity::Warning,
-            "list.size",
+            &catalog::LIST_SIZE,
             format!(
                 "{tools} tools: VS Code's chat gives a model at most {MANY_TOOLS} tools in one \
                  request; the user must pick or VS Code groups them"
@@ -340,13 +340,13 @@ pub fn server_problems(run: &Run, path: Path) -> Vec<Problem> {
     if p == Profile::Copilot && ready > COPILOT_BUDGET_MS {
         out.push(prob(
             Severity::Blocker,
-            "startup.time",
+            &catalog::STARTUP_TIME,
             format!("initialize took {ready} ms: the Copilot harness gives up after 60 s"),
         ));
     } else if ready > SLOW_START_MS {
         out.push(prob(
             Severity::Warning,
-            "startup.time",
+            &catalog::STARTUP_TIME,
             format!(
                 "initialize took {ready} ms: VS Code logs \"Waiting for server to respond\" every 5 s"
             ),
@@ -355,7 +355,7 @@ pub fn server_problems(run: &Run, path: Path) -> Vec<Problem> {
     if p == Profile::Copilot && run.asked.iter().any(|m| m == "roots/list") {
         out.push(prob(
             Severity::Warning,
-            "input.roots",
+            &catalog::INPUT_ROOTS,
             "the server asks for roots, and the Copilot harness has none: it gets an error (C2)"
                 .into(),
         ));
@@ -363,7 +363,7 @@ pub fn server_problems(run: &Run, path: Path) -> Vec<Problem> {
     if p == Profile::Local && run.asked.iter().any(|m| m == "roots/list") {
         out.push(prob(
             Severity::Warning,
-            "input.roots",
+            &catalog::INPUT_ROOTS,
             "the server asks for roots at start-up: the Copilot harness has none (C2)".into(),
         ));
     }
@@ -374,7 +374,7 @@ pub fn server_problems(run: &Run, path: Path) -> Vec<Problem> {
             {
                 out.push(prob(
                     Severity::Warning,
-                    "bridge",
+                    &catalog::BRIDGE,
                     format!(
                         "the bridge says: {}",
                         line.trim_start_matches("mcp-bridge-vscode: ")
@@ -387,7 +387,11 @@ pub fn server_problems(run: &Run, path: Path) -> Vec<Problem> {
 }
 
 fn call_problems(c: &super::probe::CallOutcome, p: Profile, out: &mut Vec<Problem>) {
-    let prob = |sev, m: String| Problem::new(sev, "call", m).profile(p).tool(&c.tool);
+    let prob = |sev, m: String| {
+        Problem::new(sev, &catalog::CALL, m)
+            .profile(p)
+            .tool(&c.tool)
+    };
     match (&c.response, &c.error) {
         (_, Some(e)) => out.push(prob(
             Severity::Blocker,
@@ -440,7 +444,7 @@ pub fn icon_problems(run: &Run) -> Vec<Problem> {
             if let Some(why) = icon_dropped(icon) {
                 out.push(Problem::new(
                     Severity::Warning,
-                    "icons",
+                    &catalog::ICONS,
                     format!("{owner}: icon {i} is dropped by VS Code: {why} (O10)"),
                 ));
             }
@@ -497,7 +501,6 @@ fn clip(s: &str) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use serde_json::json;

@@ -186,7 +186,6 @@ pub(super) fn check_list(
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

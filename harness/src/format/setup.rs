@@ -1,70 +1,81 @@
 //! The setup line of a transcript: the profile, the arguments, the environment and the upstream.
-use serde_json::Value;
+//!
+//! serde reads it into [`Setup`] and [`Scripted`]: their derive attributes name the members, the
+//! defaults and `deny_unknown_fields` (a typo fails the transcript at load time). What serde
+//! cannot say by attributes is here: the environment as an ordered object of texts, the forms
+//! of `upstream`, `"discover": "manual"` and the replies of `auto`.
+use serde::Deserialize;
+use serde::de::{Deserializer, Error};
+use serde_json::{Map, Value};
 
-use super::{Mode, Profile, Scripted, Setup, Upstream, strings};
+use super::{Scripted, Setup, Upstream, strings};
 
 pub(super) fn parse_setup(body: Value) -> Result<Setup, String> {
-    let Value::Object(obj) = body else {
+    let Value::Object(mut obj) = body else {
         return Err("must be an object".into());
     };
-    let mut s = Setup::default();
-    for (k, v) in &obj {
-        match k.as_str() {
-            "profile" => {
-                s.profile = match v.as_str() {
-                    Some("local") => Profile::Local,
-                    Some("copilot") => Profile::Copilot,
-                    Some("raw") => Profile::Raw,
-                    _ => return Err("profile is local, copilot or raw".into()),
-                }
-            }
-            "mode" => {
-                s.mode = match v.as_str() {
-                    Some("faithful") => Mode::Faithful,
-                    Some("assert") => Mode::Assert,
-                    _ => return Err("mode is faithful or assert".into()),
-                }
-            }
-            "args" => s.args = strings(v, "args")?,
-            "env" => {
-                let map = v.as_object().ok_or("env must be an object")?;
-                for (name, val) in map {
-                    let val = val.as_str().ok_or("env values must be strings")?;
-                    s.env.push((name.clone(), val.to_string()));
-                }
-            }
-            "upstream" => s.upstream = parse_upstream(v)?,
-            "timeout_ms" => s.timeout_ms = v.as_u64().ok_or("timeout_ms must be a number")?,
-            "ignore" => s.ignore = v.as_array().ok_or("ignore must be an array")?.clone(),
-            "tap" => s.tap = v.as_bool().ok_or("tap must be a boolean")?,
-            "embedded" => {
-                s.embedded = Some(
-                    v.as_str()
-                        .ok_or("embedded must be a text (the reason)")?
-                        .into(),
-                )
-            }
-            "windows" => {
-                s.windows = Some(
-                    v.as_str()
-                        .ok_or("windows must be a text (the reason)")?
-                        .into(),
-                )
-            }
-            "note" => {}
-            other => return Err(format!("unknown member '{other}'")),
-        }
+    // Any directive may have a note; it is for the reader only.
+    obj.remove("note");
+    let s = Setup::deserialize(Value::Object(obj)).map_err(|e| e.to_string())?;
+    if s.direct && (!matches!(s.upstream, Upstream::Fixture(_)) || !s.args.is_empty()) {
+        return Err("direct needs the fixture as the upstream and no args of the bridge".into());
     }
     Ok(s)
+}
+
+/// The scripted upstream's defaults: it answers `server/discover` by itself.
+pub(super) fn scripted_default() -> Scripted {
+    Scripted {
+        discover: Some(Value::String("default".into())),
+        ..Scripted::default()
+    }
+}
+
+/// `env`: an object of texts, in the order of the line.
+pub(super) fn env<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(String, String)>, D::Error> {
+    Map::<String, Value>::deserialize(d)?
+        .into_iter()
+        .map(|(name, value)| match value {
+            Value::String(value) => Ok((name, value)),
+            _ => Err(D::Error::custom("env values must be strings")),
+        })
+        .collect()
+}
+
+pub(super) fn upstream<'de, D: Deserializer<'de>>(d: D) -> Result<Upstream, D::Error> {
+    parse_upstream(&Value::deserialize(d)?).map_err(D::Error::custom)
+}
+
+/// `"manual"` leaves `server/discover` to the transcript; any other value is the result.
+pub(super) fn discover<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    let value = Value::deserialize(d)?;
+    Ok((value != "manual").then_some(value))
+}
+
+/// Each reply is `{"result":…}`, `{"error":…}`, `"hang"`, or an array of them given in turn
+/// (pages, a sequence of results; the last one repeats).
+pub(super) fn auto<'de, D: Deserializer<'de>>(d: D) -> Result<Map<String, Value>, D::Error> {
+    let auto = Map::<String, Value>::deserialize(d)?;
+    for (method, reply) in &auto {
+        let replies: Vec<&Value> = match reply {
+            Value::Array(list) => list.iter().collect(),
+            one => vec![one],
+        };
+        let valid =
+            |r: &&Value| *r == "hang" || r.get("result").is_some() || r.get("error").is_some();
+        if replies.is_empty() || !replies.iter().all(valid) {
+            return Err(D::Error::custom(format!(
+                "auto.{method}: {{\"result\":…}}, {{\"error\":…}}, \"hang\", or an array of them"
+            )));
+        }
+    }
+    Ok(auto)
 }
 
 fn parse_upstream(v: &Value) -> Result<Upstream, String> {
     match v {
         Value::String(s) if s == "fixture" => Ok(Upstream::Fixture(Vec::new())),
-        Value::String(s) if s == "scripted" => Ok(Upstream::Scripted(Scripted {
-            discover: Some(Value::String("default".into())),
-            ..Scripted::default()
-        })),
+        Value::String(s) if s == "scripted" => Ok(Upstream::Scripted(scripted_default())),
         Value::String(s) if s == "none" => Ok(Upstream::None),
         Value::Object(o) if o.len() == 1 => {
             let (k, body) = o.iter().next().ok_or("empty upstream")?;
@@ -77,7 +88,9 @@ fn parse_upstream(v: &Value) -> Result<Upstream, String> {
                     }
                     Ok(Upstream::Command(cmd))
                 }
-                "scripted" => parse_scripted(body).map(Upstream::Scripted),
+                "scripted" => Scripted::deserialize(body)
+                    .map(Upstream::Scripted)
+                    .map_err(|e| format!("scripted: {e}")),
                 "https" => crate::https::parse(body).map(Upstream::Https),
                 other => Err(format!("unknown upstream '{other}'")),
             }
@@ -87,42 +100,4 @@ fn parse_upstream(v: &Value) -> Result<Upstream, String> {
                 .into(),
         ),
     }
-}
-
-fn parse_scripted(body: &Value) -> Result<Scripted, String> {
-    let obj = body.as_object().ok_or("scripted must be an object")?;
-    let mut s = Scripted {
-        discover: Some(Value::String("default".into())),
-        ..Scripted::default()
-    };
-    for (k, v) in obj {
-        match k.as_str() {
-            "discover" => {
-                s.discover = if v == "manual" { None } else { Some(v.clone()) };
-            }
-            "auto" => {
-                let auto = v.as_object().ok_or("auto must be an object")?;
-                for (method, reply) in auto {
-                    // An array gives the replies in turn (pages, a sequence of results); the
-                    // last one repeats.
-                    let replies: Vec<&Value> = match reply {
-                        Value::Array(list) => list.iter().collect(),
-                        one => vec![one],
-                    };
-                    let valid = |r: &&Value| {
-                        *r == "hang" || r.get("result").is_some() || r.get("error").is_some()
-                    };
-                    if replies.is_empty() || !replies.iter().all(valid) {
-                        return Err(format!(
-                            "auto.{method}: {{\"result\":…}}, {{\"error\":…}}, \"hang\", or an array of them"
-                        ));
-                    }
-                }
-                s.auto = auto.clone();
-            }
-            "stubborn" => s.stubborn = v.as_bool().ok_or("stubborn must be a boolean")?,
-            other => return Err(format!("unknown member '{other}'")),
-        }
-    }
-    Ok(s)
 }

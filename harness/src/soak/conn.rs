@@ -334,7 +334,7 @@ impl Conn {
     }
 }
 
-/// A line of /proc/<pid>/smaps_rollup (`Pss:`, `Pss_Anon:`…), in KiB.
+/// A line of `/proc/<pid>/smaps_rollup` (`Pss:`, `Pss_Anon:`…), in KiB.
 pub fn rollup_kib(pid: i32, key: &str) -> Option<u64> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok()?;
     text.lines()

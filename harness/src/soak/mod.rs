@@ -1,10 +1,10 @@
 //! `harness soak [--minutes M] [--pss-growth-kib K]`: four bridges side by side for M minutes
 //! (the command form, the URL form with its sign-in and token refreshes, the bridge embedded
 //! in the fixture, and the command form under the Copilot profile) with a mixed workload
-//! ([`lane`]). It fails on a request answered twice or never (unless the client cancelled
+//! (`lane`). It fails on a request answered twice or never (unless the client cancelled
 //! it), a stdout line that is not JSON-RPC (R7), a process of a bridge's tree left after its
 //! exit, a token or secret on stderr, or a bridge whose anonymous PSS (`Pss_Anon` of
-//! /proc/<pid>/smaps_rollup: heap and stacks; the file-backed share moves as other bridges of
+//! `/proc/<pid>/smaps_rollup`: heap and stacks; the file-backed share moves as other bridges of
 //! the same binary come and go) grew by more than K KiB between its first cycle and its stop
 //! (default 5120 KiB). `ci/soak.sh` runs it.
 mod conn;

@@ -6,7 +6,7 @@ use std::sync::Once;
 
 /// The harness binary under test.
 pub fn harness() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_harness"))
+    PathBuf::from(env!("CARGO_BIN_EXE_mcp-bridge-harness"))
 }
 
 /// A binary of this build, beside the harness.

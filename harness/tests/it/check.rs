@@ -10,20 +10,20 @@ use serde_json::{Value, json};
 
 use crate::bins::{fixture, harness};
 
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
+pub struct Out {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
 }
 
 impl Out {
-    fn json(&self) -> Value {
+    pub fn json(&self) -> Value {
         serde_json::from_str(&self.stdout)
             .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", self.stdout, self.stderr))
     }
 }
 
-fn check(args: &[&str]) -> Out {
+pub fn check(args: &[&str]) -> Out {
     fixture();
     let out = Command::new(harness())
         .arg("check")
@@ -69,7 +69,7 @@ fn scripted(table: &Value) -> (tempfile::TempDir, Vec<String>) {
     (dir, cmd)
 }
 
-fn check_cmd(opts: &[&str], cmd: &[String]) -> Out {
+pub fn check_cmd(opts: &[&str], cmd: &[String]) -> Out {
     let mut args: Vec<&str> = opts.to_vec();
     args.push("--");
     args.extend(cmd.iter().map(String::as_str));
@@ -207,6 +207,38 @@ fn a_call_is_made_only_when_asked_and_its_result_is_reported() {
     ]);
     let r = form.json();
     assert!(r["calls"][0]["response"]["result"].is_object(), "{r:#}");
+}
+
+/// The fixture of revision 2025-11-25 (`--revision 2025-11-25`): an older server.
+fn older_fixture() -> Vec<String> {
+    let f = fixture().to_string_lossy().into_owned();
+    vec![f, "--revision".into(), "2025-11-25".into()]
+}
+
+#[test]
+fn an_older_server_is_checked_directly_and_also_through_the_bridge() {
+    let out = check_cmd(&["--json", "--profile", "local"], &older_fixture());
+    let r = out.json();
+    assert_eq!(r["path"], "direct", "{}", out.stdout);
+    assert_eq!(r["server"]["revision"], "2025-11-25");
+    // The exit code is the direct path's: the arrays without items block VS Code there.
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert_eq!(with_rule(&r, "schema.items").len(), 3);
+    let bridged = &r["through_bridge"];
+    assert_eq!(bridged["path"], "bridge", "{bridged:#}");
+    assert!(
+        bridged["path_reason"]
+            .as_str()
+            .is_some_and(|why| why.contains("through the bridge")),
+        "{bridged:#}"
+    );
+    assert!(bridged["repairs"].is_array() && bridged["through_bridge"].is_null());
+    // --via direct checks one path only.
+    let only = check_cmd(
+        &["--json", "--via", "direct", "--profile", "local"],
+        &older_fixture(),
+    );
+    assert!(only.json()["through_bridge"].is_null());
 }
 
 /// A 2025-11-25 server with a problem of each kind, spoken to directly.

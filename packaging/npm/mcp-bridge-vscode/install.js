@@ -8,9 +8,9 @@
 const fs = require('fs');
 const path = require('path');
 const { execFileSync } = require('child_process');
-const { nativeBinary } = require('./lib/platform');
+const { nativeBinary, version } = require('./lib/platform');
 
-const NAMES = ['mcp-bridge-vscode', 'harness', 'bridge-fixture-server'];
+const NAMES = ['mcp-bridge-vscode', 'mcp-bridge-harness', 'bridge-fixture-server'];
 
 function underNpm() {
   return (process.env.npm_config_user_agent || '').startsWith('npm/');
@@ -30,10 +30,12 @@ function replace(name) {
   }
   fs.chmodSync(tmp, 0o755);
   fs.renameSync(tmp, bin);
-  // A binary that does not run here (a wrong libc, a noexec mount) must not replace the
-  // launcher, which at least says why.
+  // A binary that does not run here (a wrong libc, a noexec mount), or that is not of this
+  // package's version, must not replace the launcher, which at least says why.
+  const want = version(path.join(__dirname, 'package.json'));
   try {
-    execFileSync(bin, ['--version'], { stdio: 'ignore', timeout: 30000 });
+    const out = execFileSync(bin, ['--version'], { encoding: 'utf8', timeout: 30000 });
+    if (out.trim().split(/\s+/).pop() !== want) throw new Error(`it printed ${out.trim()}, not version ${want}`);
   } catch (e) {
     // Unlink first: writing into `bin` would write through the hard link into the binary.
     fs.rmSync(bin, { force: true });

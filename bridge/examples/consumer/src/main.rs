@@ -7,6 +7,7 @@ use rmcp::model::{
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
     ToolsCapability,
 };
+use mcp_bridge_vscode::embed::{self, Options, Served};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value, json};
@@ -78,7 +79,11 @@ impl ServerHandler for Consumer {
 async fn main() -> std::process::ExitCode {
     // The bridge's stderr lines (`mcp-bridge-vscode: bridge: ...`) in VS Code's Output channel.
     mcp_bridge_vscode::install_log();
-    match mcp_bridge_vscode::embed::serve_stdio(Consumer).await {
+    match embed::serve_stdio(Consumer, Options::default(), embed::stdio()).await {
+        Ok(Served::Nothing) => {
+            eprintln!("consumer: the input ended before a request");
+            std::process::ExitCode::SUCCESS
+        }
         Ok(_) => std::process::ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("consumer: {error}");

@@ -51,15 +51,22 @@ impl Index {
 
     /// Adds `key` as the newest entry (once); the oldest entries go beyond [`MAX_ENTRIES`].
     /// True when the index changed.
+    #[cfg(test)]
     pub fn add(&mut self, key: &str) -> bool {
+        self.add_evicting(key).is_some()
+    }
+
+    /// `Index::add` (the form of the tests) that returns the keys that went beyond
+    /// [`MAX_ENTRIES`] (`None` when the index did not change): their sign-ins must leave the
+    /// store too, or `logout --all` could not find them in a keychain.
+    pub fn add_evicting(&mut self, key: &str) -> Option<Vec<String>> {
         if self.entries.last().is_some_and(|k| k == key) {
-            return false;
+            return None;
         }
         self.entries.retain(|k| k != key);
         self.entries.push(key.to_owned());
         let extra = self.entries.len().saturating_sub(MAX_ENTRIES);
-        self.entries.drain(..extra);
-        true
+        Some(self.entries.drain(..extra).collect())
     }
 
     /// Removes `key`; true when it was there.

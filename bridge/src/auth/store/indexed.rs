@@ -114,7 +114,27 @@ impl<E: Entries> TokenStore for Indexed<E> {
         let bytes = serde_json::to_vec(record)
             .map_err(|_| StoreError("the record cannot be written".into()))?;
         self.entries.put(key, &bytes)?;
-        self.update(|index| index.add(key));
+        let mut evicted = Vec::new();
+        self.update(|index| {
+            let added = index.add_evicting(key);
+            let changed = added.is_some();
+            evicted = added.unwrap_or_default();
+            changed
+        });
+        // The oldest sign-in leaves the store with its entry of the index (docs/token-stores.md:
+        // `logout --all` finds every sign-in through the index); a failed removal leaves it
+        // for the store's own tools.
+        for gone in evicted {
+            if let Err(error) = self.entries.remove(&gone) {
+                log::bridge(
+                    Level::Warn,
+                    &format!(
+                        "the oldest stored sign-in of the {} store was not deleted ({error})",
+                        self.entries.what()
+                    ),
+                );
+            }
+        }
         Ok(())
     }
 
@@ -210,6 +230,25 @@ pub(crate) mod tests {
         store.save("k4", &record("e")).expect("save");
         store.delete("k4").expect("delete");
         assert!(store.entries().0.lock().expect("lock").is_empty());
+    }
+
+    #[test]
+    fn the_sign_in_that_leaves_a_full_index_leaves_the_store() {
+        let store = Indexed::new(MapEntries::default());
+        for i in 0..=super::super::index::MAX_ENTRIES {
+            store.save(&format!("k{i}"), &record("a")).expect("save");
+        }
+        assert_eq!(
+            store.load("k0"),
+            Ok(None),
+            "the oldest is gone with its index entry"
+        );
+        assert_eq!(store.load("k1"), Ok(Some(record("a"))));
+        assert_eq!(store.clear(), Ok(super::super::index::MAX_ENTRIES));
+        assert!(
+            store.entries().0.lock().expect("lock").is_empty(),
+            "logout --all leaves nothing"
+        );
     }
 
     #[test]

@@ -5,8 +5,8 @@
 //! encrypted files and memory slot in behind one seam. The calls are blocking (a keychain
 //! answers over D-Bus or a system API); the sign-in runs them off the runtime's thread.
 //!
-//! - [`open()`]: `--token-store auto|keychain|file|memory` and the start-up line ([`open`]).
-//! - [`keychain`] over [`keychain_host`] (the `keyring` crate), [`file`] (XChaCha20-Poly1305),
+//! - [`open()`](fn@open): `--token-store auto|keychain|file|memory` and the start-up line ([`open`](mod@open)).
+//! - [`keychain`] over [`keychain_host`] (the `keyring` crate), [`file`](mod@file) (XChaCha20-Poly1305),
 //!   [`MemoryStore`]; [`indexed`] keeps the [`index`] of stored sign-ins in each of the first
 //!   two, because a keychain cannot be listed; [`fallback`] is `auto` after the start.
 //! - [`key`]: `MCP_BRIDGE_TOKEN_KEY` and `--token-key-file`; [`paths`]: the token directory.
@@ -64,7 +64,9 @@ pub struct Record {
 impl Record {
     /// The expiry as a time.
     pub fn expiry(&self) -> Option<SystemTime> {
-        self.expires_at.map(|s| UNIX_EPOCH + Duration::from_secs(s))
+        // A stored number beyond what the clock can hold is no expiry, not a panic.
+        self.expires_at
+            .and_then(|s| UNIX_EPOCH.checked_add(Duration::from_secs(s)))
     }
 
     /// The expiry as seconds since the epoch.

@@ -58,7 +58,7 @@ fn log_line(line: &backoff::LogLine) {
 type OpenFailure = Box<(UpstreamError, Option<(Slot, Vec<String>)>)>;
 
 /// Opens a stream: the entry is in the map before the frame goes out (under the lock that
-/// [`on_event`] takes), so that no acknowledgment can come before its entry.
+/// [`super::on_event`] takes), so that no acknowledgment can come before its entry.
 fn open(
     shared: &Shared,
     upstream: &Arc<UpstreamClient>,

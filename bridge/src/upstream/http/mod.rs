@@ -11,10 +11,12 @@
 //! docs/rules.md gives no order for a URL).
 
 pub mod headers;
+mod older;
 pub mod params;
 mod post;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
@@ -25,14 +27,13 @@ use tokio::task::AbortHandle;
 use url::Url;
 
 use self::params::{ParamHeader, call_headers, param_headers};
+use super::envelope::RequestFrame;
 use super::events::Events;
-use super::{Ended, Transport, TransportEvent};
+use super::{Ended, RelayLink, Transport, TransportEvent};
 use crate::auth::TokenSource;
-use crate::http::{ClientError, ClientOptions, build_client};
-/// The HTTP floor moved to [`crate::http`]; these paths stay for the binary, the examples and
-/// the other crates of the workspace, and are to be removed.
 use crate::log::{self, Level};
 use crate::sync::lock;
+use crate::webclient::{ClientError, ClientOptions, build_client};
 use crate::wire::writer::Room;
 
 /// The options of an upstream at a URL.
@@ -52,7 +53,6 @@ impl HttpOptions {
     /// What the HTTP client of this upstream (and of its sign-in) is made from.
     pub fn client_options(&self) -> ClientOptions {
         ClientOptions {
-            url: self.url.clone(),
             extra_roots: self.extra_roots.clone(),
         }
     }
@@ -66,6 +66,8 @@ pub struct HttpTransport {
     /// The `x-mcp-header` parameters of each listed tool that has any.
     param_headers: Mutex<HashMap<String, Vec<ParamHeader>>>,
     end_tx: watch::Sender<Option<Ended>>,
+    /// L4: the link of the relay when the server is of an older revision (unused otherwise).
+    older: Arc<older::OlderLink>,
 }
 
 impl HttpTransport {
@@ -86,14 +88,17 @@ impl HttpTransport {
             None => build_client(&opts.client_options())?,
         };
         let (end_tx, _) = watch::channel(None);
+        let shared = Arc::new(post::PostContext {
+            client,
+            opts,
+            tokens,
+            events,
+            room,
+            discover_status: AtomicU16::new(0),
+        });
         Ok(Arc::new(HttpTransport {
-            shared: Arc::new(post::PostContext {
-                client,
-                opts,
-                tokens,
-                events,
-                room,
-            }),
+            older: Arc::new(older::OlderLink::new(Arc::clone(&shared))),
+            shared,
             inflight: Arc::new(Mutex::new(HashMap::new())),
             param_headers: Mutex::new(HashMap::new()),
             end_tx,
@@ -102,10 +107,12 @@ impl HttpTransport {
 }
 
 impl Transport for HttpTransport {
-    fn send_request(&self, id: i64, method: &str, frame: &Value) -> bool {
+    fn send(&self, frame: &RequestFrame) -> bool {
         if self.end_tx.borrow().is_some() {
             return false;
         }
+        let (id, method) = (frame.id, frame.method);
+        let frame = &frame.to_value();
         let body = match serde_json::to_vec(frame) {
             Ok(body) => body,
             Err(_) => return false,
@@ -148,18 +155,40 @@ impl Transport for HttpTransport {
             task.abort();
         }
         let ended = Ended { exit: None };
-        if self.end_tx.send_replace(Some(ended)).is_none() {
-            // The router of the client ends with the connection.
-            let _ = self.shared.events.send(TransportEvent::Ended(ended));
+        let end_tx = self.end_tx.clone();
+        let events = self.shared.events.clone();
+        let end = move || {
+            if end_tx.send_replace(Some(ended)).is_none() {
+                // The router of the client ends with the connection.
+                let _ = events.send(TransportEvent::Ended(ended));
+            }
+        };
+        // L4: the session of an older server is deleted first, within its bound.
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                let older = Arc::clone(&self.older);
+                runtime.spawn(async move {
+                    older.close().await;
+                    end();
+                });
+            }
+            Err(_) => end(),
+        }
+    }
+
+    fn relay_link(&self) -> Option<&dyn RelayLink> {
+        Some(&*self.older)
+    }
+
+    fn refused_discover(&self) -> Option<u16> {
+        match self.shared.discover_status.load(Ordering::Relaxed) {
+            0 => None,
+            status => Some(status),
         }
     }
 
     fn end_watch(&self) -> watch::Receiver<Option<Ended>> {
         self.end_tx.subscribe()
-    }
-
-    fn is_remote(&self) -> bool {
-        true
     }
 
     /// The transport's rule on `x-mcp-header`: a tool whose annotation breaks a constraint

@@ -15,12 +15,12 @@ use serde_json::Value;
 use super::HttpOptions;
 use super::headers::ACCEPT;
 use crate::auth::TokenSource;
-use crate::auth::challenge::{self, Challenge};
+use crate::auth::challenge;
 use crate::auth::outcome::SignInError;
-use crate::http::{BodyError, describe, read_body};
 use crate::log::{self, Level};
 use crate::upstream::events::Events;
 use crate::upstream::{TransportEvent, UpstreamError};
+use crate::webclient::{BodyError, describe, read_body};
 use crate::wire::reader::RawLine;
 use crate::wire::writer::Room;
 
@@ -32,26 +32,12 @@ pub(super) struct PostContext {
     pub tokens: Option<TokenSource>,
     pub events: Events,
     pub room: Room,
+    /// L1: the HTTP status of the last `server/discover` POST that did not succeed (0: none).
+    pub discover_status: std::sync::atomic::AtomicU16,
 }
 
 /// The body of an error status is read up to this size (a JSON-RPC error, or a page).
 const ERROR_BODY_BYTES: usize = 64 << 10;
-
-/// How one POST ended without its answer.
-enum PostError {
-    Upstream(UpstreamError),
-    /// 401 or 403 with a sign-in configured: the sign-in decides.
-    Refused {
-        status: u16,
-        challenge: Option<Challenge>,
-    },
-}
-
-impl From<UpstreamError> for PostError {
-    fn from(e: UpstreamError) -> PostError {
-        PostError::Upstream(e)
-    }
-}
 
 impl PostContext {
     /// Runs the exchange of request `id` to its end. With a sign-in, the request carries the
@@ -64,98 +50,125 @@ impl PostContext {
         body: Bytes,
         may_sign_in: bool,
     ) {
+        let error = match self.post(&std_headers, body, may_sign_in).await {
+            Ok(()) => UpstreamError::TransportFailed(
+                "the response ended without a JSON-RPC response".into(),
+            ),
+            Err(error) => error,
+        };
+        let _ = self.events.send(TransportEvent::Failed { id, error });
+    }
+
+    /// M4: sends the request that `build` makes (given the bearer, if any) with the
+    /// headers of `--header`, and answers a 401 or 403 by the sign-in once (refresh, sign-in
+    /// or step-up); the response of any other status is the caller's. Every HTTP request of
+    /// the URL form goes through here, of either revision (L4: the sign-in is per request).
+    pub async fn authorized(
+        &self,
+        may_sign_in: bool,
+        build: impl Fn(&reqwest::Client) -> reqwest::RequestBuilder,
+    ) -> Result<reqwest::Response, UpstreamError> {
         let tokens = self.tokens.as_ref();
         let mut answered = false;
-        let error = loop {
+        loop {
             let token: Option<String> = match tokens {
                 Some(tokens) => tokens.bearer().await,
                 None => None,
             };
-            let refused = match self.post(&std_headers, body.clone(), token.clone()).await {
-                Ok(()) => {
-                    break UpstreamError::TransportFailed(
-                        "the response ended without a JSON-RPC response".into(),
-                    );
+            let mut request = build(&self.client);
+            if let Some(token) = &token {
+                request = request.bearer_auth(token);
+            }
+            for (name, value) in &self.opts.headers {
+                // Checked at start; a header that does not convert is left out, never logged.
+                if let (Ok(name), Ok(value)) = (
+                    HeaderName::try_from(name.as_str()),
+                    HeaderValue::try_from(value.as_str()),
+                ) {
+                    request = request.header(name, value);
                 }
-                Err(PostError::Upstream(error)) => break error,
-                Err(PostError::Refused { status, challenge }) => (status, challenge),
+            }
+            let response = request
+                .send()
+                .await
+                .map_err(|e| UpstreamError::TransportFailed(describe(&e)))?;
+            let status = response.status();
+            let refused = status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN;
+            let Some(tokens) = tokens.filter(|_| refused) else {
+                return Ok(response);
             };
-            let (status, challenge) = refused;
-            let Some(tokens) = tokens.filter(|_| !answered) else {
+            let status = status.as_u16();
+            if answered {
                 // Refused again right after a sign-in: the account lacks the access.
-                break if answered && may_sign_in {
+                return Err(if may_sign_in {
                     UpstreamError::SignIn(SignInError::Forbidden(status))
                 } else {
                     UpstreamError::HttpStatus(status)
-                };
-            };
+                });
+            }
+            let values = response.headers().get_all(WWW_AUTHENTICATE);
+            let challenge = challenge::parse(values.iter().filter_map(|v| v.to_str().ok()));
             answered = true;
             match tokens.answer(status, challenge, token, may_sign_in).await {
                 Ok(()) => continue,
-                Err(SignInError::NeedsSignIn(status)) => break UpstreamError::HttpStatus(status),
-                Err(e) => break UpstreamError::SignIn(e),
+                Err(SignInError::NeedsSignIn(status)) => {
+                    return Err(UpstreamError::HttpStatus(status));
+                }
+                Err(e) => return Err(UpstreamError::SignIn(e)),
             }
-        };
-        let _ = self.events.send(TransportEvent::Failed { id, error });
+        }
     }
 
     async fn post(
         &self,
         std_headers: &[(String, String)],
         body: Bytes,
-        token: Option<String>,
-    ) -> Result<(), PostError> {
-        let mut request = self
-            .client
-            .post(self.opts.url.clone())
-            .header(reqwest::header::ACCEPT, ACCEPT)
-            .header(CONTENT_TYPE, "application/json");
-        for (name, value) in std_headers {
-            request = request.header(name, value);
-        }
-        if let Some(token) = token {
-            request = request.bearer_auth(token);
-        }
-        for (name, value) in &self.opts.headers {
-            // Checked at start; a header that does not convert is left out, never logged.
-            if let (Ok(name), Ok(value)) = (
-                HeaderName::try_from(name.as_str()),
-                HeaderValue::try_from(value.as_str()),
-            ) {
-                request = request.header(name, value);
-            }
-        }
-        let response = request
-            .body(body)
-            .send()
-            .await
-            .map_err(|e| UpstreamError::TransportFailed(describe(&e)))?;
+        may_sign_in: bool,
+    ) -> Result<(), UpstreamError> {
+        let response = self
+            .authorized(may_sign_in, |client| {
+                let mut request = client
+                    .post(self.opts.url.clone())
+                    .header(reqwest::header::ACCEPT, ACCEPT)
+                    .header(CONTENT_TYPE, "application/json");
+                for (name, value) in std_headers {
+                    request = request.header(name, value);
+                }
+                request.body(body.clone())
+            })
+            .await?;
         let status = response.status();
-        let content_type = response
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .map(|v| v.to_ascii_lowercase())
-            .unwrap_or_default();
-        if (status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN)
-            && self.tokens.is_some()
-        {
-            let values = response.headers().get_all(WWW_AUTHENTICATE);
-            let challenge = challenge::parse(values.iter().filter_map(|v| v.to_str().ok()));
-            return Err(PostError::Refused {
-                status: status.as_u16(),
-                challenge,
-            });
-        }
+        let content_type = content_type(&response);
         if !status.is_success() {
-            return Err(self
-                .error_status(status, &content_type, response)
-                .await
-                .into());
+            // L1: the status of a refused discover tells an older server, whatever its body.
+            if std_headers
+                .iter()
+                .any(|(name, method)| name == "mcp-method" && method == "server/discover")
+            {
+                self.discover_status
+                    .store(status.as_u16(), Ordering::Relaxed);
+            }
+            return Err(self.error_status(status, &content_type, response).await);
         }
+        self.read_answer(response, &content_type).await
+    }
+
+    /// The answer of a successful POST: one JSON body, or an event stream whose events each
+    /// are one message.
+    pub async fn read_answer(
+        &self,
+        response: reqwest::Response,
+        content_type: &str,
+    ) -> Result<(), UpstreamError> {
         let max = self.opts.max_response_bytes;
         if content_type.starts_with("text/event-stream") {
-            Ok(self.read_events(response.bytes_stream(), max).await?)
+            let mut events = sse_events(response.bytes_stream(), max);
+            while let Some(event) = events.next().await {
+                if let Some(data) = event?.data.filter(|d| !d.trim().is_empty()) {
+                    self.deliver(data.into_bytes()).await;
+                }
+            }
+            Ok(())
         } else if content_type.starts_with("application/json") {
             let body = read_bounded(response, max).await?;
             self.deliver(body).await;
@@ -163,72 +176,23 @@ impl PostContext {
         } else {
             Err(UpstreamError::InvalidResponse(format!(
                 "HTTP status {} without a JSON body or an event stream",
-                status.as_u16()
-            ))
-            .into())
+                response.status().as_u16()
+            )))
         }
     }
 
     /// Hands one message to the client, after VS Code has read what waits for it.
-    async fn deliver(&self, message: Vec<u8>) {
+    pub async fn deliver(&self, message: Vec<u8>) {
         self.room.wait().await;
         let _ = self
             .events
             .send(TransportEvent::Line(RawLine::Line(message)));
     }
 
-    /// Each event of the stream with data is one message; a comment (keep-alive) is none.
-    async fn read_events<S>(&self, bytes: S, max: usize) -> Result<(), UpstreamError>
-    where
-        S: Stream<Item = reqwest::Result<Bytes>> + Unpin,
-    {
-        // The parser holds at most one event: the bytes since the last event are bounded, so
-        // that an event without an end cannot grow the memory of the bridge.
-        let pending = Arc::new(AtomicUsize::new(0));
-        let counted = Arc::clone(&pending);
-        let limit = max.saturating_mul(2).saturating_add(64 << 10);
-        let guarded = bytes
-            .map_err(|e| std::io::Error::other(describe(&e)))
-            .and_then(move |chunk: Bytes| {
-                let seen = counted.fetch_add(chunk.len(), Ordering::Relaxed) + chunk.len();
-                async move {
-                    if seen > limit {
-                        Err(std::io::Error::other("event too long"))
-                    } else {
-                        Ok(chunk)
-                    }
-                }
-            });
-        let mut events = sse_stream::SseByteStream::new(Box::pin(guarded));
-        while let Some(event) = events.next().await {
-            pending.store(0, Ordering::Relaxed);
-            let event = event.map_err(|e| match e {
-                sse_stream::Error::Body(inner) if inner.to_string() == "event too long" => {
-                    too_long(max)
-                }
-                other => UpstreamError::TransportFailed(format!(
-                    "the event stream broke: {}",
-                    describe(&other)
-                )),
-            })?;
-            let Some(data) = event.data else {
-                continue;
-            };
-            if data.len() > max {
-                return Err(too_long(max));
-            }
-            if data.trim().is_empty() {
-                continue;
-            }
-            self.deliver(data.into_bytes()).await;
-        }
-        Ok(())
-    }
-
     /// A status that is not a success: a JSON-RPC error in the body answers the request (with
     /// or without its id); else the status is the failure. 401 and 403 get a warning line,
     /// because only a token can answer them.
-    async fn error_status(
+    pub async fn error_status(
         &self,
         status: StatusCode,
         content_type: &str,
@@ -256,6 +220,59 @@ impl PostContext {
         }
         UpstreamError::HttpStatus(status.as_u16())
     }
+}
+
+/// The lower-cased `Content-Type` of a response ("" without one).
+pub(super) fn content_type(response: &reqwest::Response) -> String {
+    response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| v.to_ascii_lowercase())
+        .unwrap_or_default()
+}
+
+/// The events of an SSE body, each at most `max` bytes of data; a comment (keep-alive) is an
+/// event without data. The parser holds at most one event: the bytes since the last event are
+/// bounded, so that an event without an end cannot grow the memory of the bridge.
+pub(super) fn sse_events<S>(
+    bytes: S,
+    max: usize,
+) -> impl Stream<Item = Result<sse_stream::Sse, UpstreamError>> + Unpin
+where
+    S: Stream<Item = reqwest::Result<Bytes>> + Send + Unpin + 'static,
+{
+    let pending = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&pending);
+    let limit = max.saturating_mul(2).saturating_add(64 << 10);
+    let guarded = bytes
+        .map_err(|e| std::io::Error::other(describe(&e)))
+        .and_then(move |chunk: Bytes| {
+            let seen = counted.fetch_add(chunk.len(), Ordering::Relaxed) + chunk.len();
+            async move {
+                if seen > limit {
+                    Err(std::io::Error::other("event too long"))
+                } else {
+                    Ok(chunk)
+                }
+            }
+        });
+    sse_stream::SseByteStream::new(Box::pin(guarded)).map(move |event| {
+        pending.store(0, Ordering::Relaxed);
+        let event = event.map_err(|e| match e {
+            sse_stream::Error::Body(inner) if inner.to_string() == "event too long" => {
+                too_long(max)
+            }
+            other => UpstreamError::TransportFailed(format!(
+                "the event stream broke: {}",
+                describe(&other)
+            )),
+        })?;
+        if event.data.as_ref().is_some_and(|d| d.len() > max) {
+            return Err(too_long(max));
+        }
+        Ok(event)
+    })
 }
 
 fn too_long(max: usize) -> UpstreamError {

@@ -50,6 +50,29 @@ impl HttpPeer {
         Self::spawn("ts-v2-http-server", command)
     }
 
+    /// L4: the FastMCP server of the Python SDK 1.30 (revision 2025-11-25,
+    /// tests/older/python_server.py `--http`, Streamable HTTP with sessions), or `None`
+    /// outside CI when the venv of ci/install-peers.sh is missing.
+    pub fn py_older() -> Option<HttpPeer> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let venv = root.join("../target/py-peers");
+        let python = if cfg!(windows) {
+            venv.join("Scripts").join("python.exe")
+        } else {
+            venv.join("bin").join("python")
+        };
+        if !python.is_file() {
+            return skipped(
+                "the Python SDK 1.30 is not installed at target/py-peers (run ci/install-peers.sh)",
+            );
+        }
+        let mut command = Command::new(python);
+        command
+            .arg(root.join("tests/older/python_server.py"))
+            .arg("--http");
+        Self::spawn("py-older-http", command)
+    }
+
     /// rmcp's Streamable HTTP server, or `None` outside CI when the example is not built.
     pub fn rmcp() -> Option<HttpPeer> {
         let path = rmcp_peer_bin();

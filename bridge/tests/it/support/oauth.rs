@@ -140,6 +140,16 @@ pub fn get(url: &str) -> (u16, Option<String>) {
 /// A request to the fixture's own endpoints over HTTPS with the test CA: the status and the
 /// body.
 pub fn fixture_request(fixture_port: u16, method: &str, path: &str) -> (u16, Vec<u8>) {
+    fixture_request_with(fixture_port, method, path, None)
+}
+
+/// [`fixture_request`] with a JSON body.
+fn fixture_request_with(
+    fixture_port: u16,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+) -> (u16, Vec<u8>) {
     mcp_bridge_vscode::install_crypto_provider();
     let pem = std::fs::read(ca_file()).expect("ca");
     let ca = reqwest::Certificate::from_pem(&pem).expect("ca pem");
@@ -155,7 +165,13 @@ pub fn fixture_request(fixture_port: u16, method: &str, path: &str) -> (u16, Vec
             .no_proxy()
             .build()
             .expect("client");
-        let response = client.request(method, url).send().await.expect("request");
+        let mut request = client.request(method, url);
+        if let Some(body) = body {
+            request = request
+                .header("content-type", "application/json")
+                .body(body.to_string());
+        }
+        let response = request.send().await.expect("request");
         let status = response.status().as_u16();
         (status, response.bytes().await.expect("body").to_vec())
     })
@@ -171,6 +187,19 @@ pub fn counters(fixture: &HttpsFixture) -> Value {
 pub fn forget_clients(fixture: &HttpsFixture) {
     let (status, _) = fixture_request(fixture.port, "POST", "/fixture/forget-clients");
     assert_eq!(status, 204);
+}
+
+/// `POST /fixture/overrides`: the fixture's metadata and redirects change from now on
+/// (fixture-server/README.md).
+pub fn set_overrides(fixture: &HttpsFixture, overrides: &Value) {
+    let (status, body) =
+        fixture_request_with(fixture.port, "POST", "/fixture/overrides", Some(overrides));
+    assert_eq!(status, 204, "{}", String::from_utf8_lossy(&body));
+}
+
+/// The issuer of the fixture's authorization server: its origin.
+pub fn issuer_of(fixture: &HttpsFixture) -> String {
+    format!("https://127.0.0.1:{}", fixture.port)
 }
 
 /// A `$BROWSER` script in `dir` that records its arguments (one per line) and the names of

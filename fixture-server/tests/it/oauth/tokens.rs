@@ -141,3 +141,57 @@ async fn the_tool_guarded_needs_a_step_up_to_mcp_write() {
     let counters = auth.counters().await;
     assert_eq!(counters["mcp_requests"], json!({"all": 4, "challenged": 1}));
 }
+
+/// `--revision 2025-11-25`: a client of that revision sends no `Mcp-Method` or `Mcp-Name`, and
+/// `guarded` still needs the step-up (the fixture reads the body).
+#[tokio::test]
+async fn an_older_server_asks_for_the_step_up_of_guarded_from_the_body() {
+    let auth = Auth::start(&["--revision", "2025-11-25"]);
+    let read = auth.sign_in(PUBLIC, "mcp:read").await;
+    let read = read["access_token"].as_str().unwrap();
+    let older_post = |token: &str, session: Option<&str>, body: Value| {
+        let mut builder = auth
+            .http
+            .post(auth.url())
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .bearer_auth(token)
+            .json(&body);
+        if let Some(session) = session {
+            builder = builder
+                .header("Mcp-Session-Id", session)
+                .header("MCP-Protocol-Version", "2025-11-25");
+        }
+        builder.send()
+    };
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "fixture-test", "version": "1.0.0"}
+    }});
+    let response = older_post(read, None, initialize).await.unwrap();
+    assert_eq!(response.status(), 200);
+    let session = response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "guarded", "arguments": {}}});
+    let response = older_post(read, Some(&session), call.clone())
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 403);
+    assert!(
+        challenge_header(&response).contains("scope=\"mcp:read mcp:write\""),
+        "{}",
+        challenge_header(&response)
+    );
+
+    let write = auth.sign_in(PUBLIC, "mcp:read mcp:write").await;
+    let write = write["access_token"].as_str().unwrap();
+    let response = older_post(write, Some(&session), call).await.unwrap();
+    assert_eq!(response.status(), 200);
+    let body = response.text().await.unwrap();
+    assert!(
+        body.contains("guarded: the token has the scope mcp:write"),
+        "{body}"
+    );
+}

@@ -1,8 +1,9 @@
 //! Runs the real `bridge-fixture-server` binary over pipes, sends raw JSON lines and reads its
 //! frames with a bounded wait. Every frame read is checked against the definition of its own
-//! message in `../shared/spec/2026-07-28/schema/schema.json` (requests and notifications by
-//! method, responses by the method of the request that the test sent); without that folder,
-//! the test says that it skipped the schema check.
+//! message in `../shared/spec/<revision>/schema/schema.json` of the fixture's revision
+//! (2026-07-28, or 2025-11-25 with [`Server::older`]; requests and notifications by method,
+//! responses by the method of the request that the test sent); without that folder, the test
+//! says that it skipped the schema check.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -11,7 +12,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use harness::schema::{Frame, MODERN, SchemaSet, default_spec_dir};
+use harness::schema::{Frame, LEGACY, MODERN, SchemaSet, default_spec_dir};
 use serde_json::{Value, json};
 
 /// The longest wait for one frame.
@@ -43,21 +44,28 @@ pub fn meta() -> Value {
     meta_with(all_capabilities())
 }
 
-fn schemas() -> Option<&'static SchemaSet> {
-    static SET: OnceLock<Option<SchemaSet>> = OnceLock::new();
-    SET.get_or_init(|| {
-        let dir = default_spec_dir()?;
-        Some(SchemaSet::load(&dir, MODERN).unwrap())
-    })
-    .as_ref()
+fn schemas(revision: &str) -> Option<&'static SchemaSet> {
+    static SETS: [OnceLock<Option<SchemaSet>>; 2] = [OnceLock::new(), OnceLock::new()];
+    let slot = usize::from(revision == LEGACY);
+    SETS[slot]
+        .get_or_init(|| {
+            let dir = default_spec_dir()?;
+            Some(SchemaSet::load(&dir, revision).unwrap())
+        })
+        .as_ref()
 }
 
 /// Checks one frame of the fixture against its definition in the schema of 2026-07-28.
 pub fn check_schema(frame: &Value, request_method: Option<&str>) {
-    let Some(set) = schemas() else {
+    check_schema_of(MODERN, frame, request_method);
+}
+
+/// Checks one frame of the fixture against its definition in the schema of `revision`.
+pub fn check_schema_of(revision: &str, frame: &Value, request_method: Option<&str>) {
+    let Some(set) = schemas(revision) else {
         // Under CI a failure; elsewhere one SKIPPED line for the whole test binary.
         harness::skip::skip_once(&format!(
-            "fixture schema check: no ../shared/spec/{MODERN}/schema/schema.json"
+            "fixture schema check: no ../shared/spec/{revision}/schema/schema.json"
         ));
         return;
     };
@@ -70,7 +78,7 @@ pub fn check_schema(frame: &Value, request_method: Option<&str>) {
         .unwrap_or_else(|e| panic!("no schema check for {frame}: {e}"));
     assert!(
         problems.is_empty(),
-        "the frame does not fit the schema of {MODERN}:\n{frame}\n{}",
+        "the frame does not fit the schema of {revision}:\n{frame}\n{}",
         problems.join("\n")
     );
 }
@@ -90,6 +98,8 @@ pub struct Server {
     methods: HashMap<String, String>,
     /// Frames read while the test waited for another frame.
     pub backlog: Vec<Value>,
+    /// The revision whose schema checks the frames.
+    revision: &'static str,
 }
 
 impl Server {
@@ -142,7 +152,18 @@ impl Server {
             stderr,
             methods: HashMap::new(),
             backlog: Vec::new(),
+            revision: MODERN,
         }
+    }
+
+    /// Starts the fixture with `--revision 2025-11-25` and these arguments; its frames are
+    /// checked against the schema of 2025-11-25.
+    pub fn older(args: &[&str]) -> Self {
+        let mut all = vec!["--revision", LEGACY];
+        all.extend_from_slice(args);
+        let mut server = Self::start(&all);
+        server.revision = LEGACY;
+        server
     }
 
     /// Starts the fixture without arguments.
@@ -167,9 +188,10 @@ impl Server {
         self.send_line(&frame.to_string());
     }
 
-    /// Sends a request with the default envelope added to its params.
+    /// Sends a request with the default envelope added to its params (2026-07-28 only: the
+    /// older revision has no per-request envelope).
     pub fn request(&mut self, id: i64, method: &str, mut params: Value) {
-        if params.get("_meta").is_none() {
+        if self.revision == MODERN && params.get("_meta").is_none() {
             params["_meta"] = meta();
         }
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
@@ -202,7 +224,7 @@ impl Server {
                     ),
                     _ => None,
                 };
-                check_schema(&frame, method.as_deref());
+                check_schema_of(self.revision, &frame, method.as_deref());
                 Some(Some(frame))
             }
             Ok(Line::End) | Err(RecvTimeoutError::Disconnected) => Some(None),

@@ -1,20 +1,17 @@
 //! The HTTP client of the URL form: rustls with the system's CA certificates plus those of
 //! `--ca-file`, the proxy of `HTTPS_PROXY` / `ALL_PROXY` (credentials in the proxy URL) with
-//! `NO_PROXY`, and never a proxy for a loopback host.
+//! `NO_PROXY` chosen for each request (never a proxy for a loopback host), and a loopback
+//! name only at loopback addresses ([`super::resolve`]).
 
 use std::path::Path;
 use std::time::Duration;
 
-use reqwest::Certificate;
-use url::Url;
+use reqwest::{Certificate, ClientBuilder, NoProxy, Proxy};
 
-use crate::cli::url_rule::{Loopback, is_loopback};
-
-/// What a client is made from: the URL it serves (a loopback host goes without a proxy) and
-/// the certificates of `--ca-file`, read at start.
+/// What a client is made from: the certificates of `--ca-file`, read at start (the proxies
+/// come from the environment, decided per request).
 #[derive(Clone, Debug)]
 pub struct ClientOptions {
-    pub url: Url,
     pub extra_roots: Vec<Certificate>,
 }
 
@@ -62,17 +59,44 @@ pub fn build_client(opts: &ClientOptions) -> Result<reqwest::Client, ClientError
         .connect_timeout(CONNECT_TIMEOUT)
         // An MCP endpoint does not redirect; a redirect could carry the headers elsewhere.
         .redirect(reqwest::redirect::Policy::none())
-        .tls_certs_merge(opts.extra_roots.iter().cloned());
-    if loopback_url(&opts.url) {
-        builder = builder.no_proxy();
-    }
+        .tls_certs_merge(opts.extra_roots.iter().cloned())
+        .dns_resolver(std::sync::Arc::new(super::resolve::CheckedResolver));
+    builder = with_proxies(builder)?;
     builder.build().map_err(|e| ClientError(describe(&e)))
 }
 
-/// A loopback host never uses a proxy (the URL rule of the command line decides what is one).
-fn loopback_url(url: &Url) -> bool {
-    url.host()
-        .is_some_and(|host| is_loopback(&host, Loopback::UrlForm))
+/// The hosts of the loopback rule of the URL form
+/// ([`crate::cli::url_rule::Loopback::UrlForm`]) in the syntax of `NO_PROXY`: `localhost`
+/// also stands for the names under it.
+const LOOPBACK_NO_PROXY: &str = "localhost,127.0.0.0/8,::1";
+
+/// The proxies of `HTTPS_PROXY` and `ALL_PROXY` with `NO_PROXY`, decided for each request by
+/// its own URL: a loopback host never goes through a proxy, and a remote one (an
+/// authorization server of a local MCP server) does, whatever the MCP URL is. The proxy's
+/// credentials stay in its URL (reqwest sends them as `Proxy-Authorization`).
+fn with_proxies(builder: ClientBuilder) -> Result<ClientBuilder, ClientError> {
+    // Not the system's proxies of reqwest: they would not know the loopback rule.
+    let mut builder = builder.no_proxy();
+    let mut exempt = LOOPBACK_NO_PROXY.to_owned();
+    if let Some(list) = first_env(&["NO_PROXY", "no_proxy"]) {
+        exempt.push(',');
+        exempt.push_str(&list);
+    }
+    let https = first_env(&["HTTPS_PROXY", "https_proxy"]).map(|u| Proxy::https(u.as_str()));
+    let all = first_env(&["ALL_PROXY", "all_proxy"]).map(|u| Proxy::all(u.as_str()));
+    for proxy in [https, all].into_iter().flatten() {
+        let proxy = proxy.map_err(|e| ClientError(describe(&e)))?;
+        builder = builder.proxy(proxy.no_proxy(NoProxy::from_string(&exempt)));
+    }
+    Ok(builder)
+}
+
+/// The first of the variables that is set and not empty.
+fn first_env(names: &[&str]) -> Option<String> {
+    names
+        .iter()
+        .filter_map(|n| std::env::var(n).ok())
+        .find(|v| !v.trim().is_empty())
 }
 
 /// The text of an error of reqwest without its URL (a path or a query can hold a key): the

@@ -1,11 +1,13 @@
 //! The HTTP floor of the URL form, under the sign-in ([`crate::auth`]) and the transport
 //! ([`crate::upstream::http`]) alike: the client (rustls with the system's CAs and those of
-//! `--ca-file`, the proxies, never a proxy for a loopback host), the crypto provider, a body
+//! `--ca-file`, the proxies, never a proxy for a loopback host, and a loopback name only at
+//! loopback addresses), the crypto provider, a body
 //! read up to a limit, and the text of an error without its URL. It knows neither the sign-in
 //! nor MCP.
 
 mod body;
 mod client;
+mod resolve;
 
 pub use self::body::{BodyError, read_body};
 pub use self::client::{

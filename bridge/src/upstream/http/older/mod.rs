@@ -1,0 +1,227 @@
+//! L4: the HTTP transports of an older upstream server at a URL, for the relay of L2/L3
+//! (docs/older-servers.md): Streamable HTTP of 2025-03-26 to 2025-11-25 with its session
+//! ([`session`]), and, when the `initialize` POST gets 400, 404 or 405, the HTTP+SSE transport
+//! of 2024-11-05 ([`legacy`]).
+//!
+//! The relay hands frames to [`OlderLink::send`]; one dispatcher task POSTs them in the
+//! relay's order. `initialize` and every notification or response wait for their answer
+//! before the next frame goes (so that `notifications/initialized` reaches the server before
+//! the requests behind it); a request goes on its own task and the dispatcher moves on. The
+//! answers come back as [`crate::upstream::TransportEvent`]s, as from every transport.
+
+mod legacy;
+mod session;
+mod stream;
+
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
+use url::Url;
+
+use super::post::PostContext;
+use crate::log::{self, Level};
+use crate::sync::lock;
+use crate::upstream::{RelayLink, TransportEvent, UpstreamError};
+
+/// How long the DELETE of the session may take at the stop (R7: the stop stays bounded).
+pub const DELETE_BOUND: Duration = Duration::from_secs(2);
+
+/// The link of the relay to an older server at a URL.
+pub struct OlderLink {
+    inner: Arc<Inner>,
+    queue: mpsc::UnboundedSender<Value>,
+    /// The receiving end, until the first frame starts the dispatcher.
+    idle: Mutex<Option<mpsc::UnboundedReceiver<Value>>>,
+}
+
+/// What the dispatcher and the tasks of one link share.
+struct Inner {
+    ctx: Arc<PostContext>,
+    /// `Mcp-Session-Id` of the server's `initialize` answer.
+    session_id: Mutex<Option<String>>,
+    /// The revision of the server's `initialize` result: the `MCP-Protocol-Version` header.
+    revision: Mutex<Option<String>>,
+    /// VS Code's `initialize` frame, for a new session after a 404.
+    init: Mutex<Option<Value>>,
+    /// The 2024-11-05 transport: the endpoint of the `endpoint` event.
+    endpoint: Mutex<Option<Url>>,
+    /// One new session at a time; the count names the re-initialize requests.
+    reinit: tokio::sync::Mutex<u64>,
+    /// The tasks of the requests in flight and of the streams; aborted at the stop.
+    tasks: Mutex<Vec<AbortHandle>>,
+    /// The GET stream of server messages (Streamable HTTP).
+    listen: Mutex<Option<AbortHandle>>,
+    stopped: AtomicBool,
+}
+
+/// What kind of frame the relay sent.
+enum Kind {
+    Initialize(i64),
+    Request(i64),
+    /// A notification or a response: no answer but the status.
+    Message,
+}
+
+fn kind_of(frame: &Value) -> Kind {
+    match (frame.get("id").and_then(Value::as_i64), frame.get("method")) {
+        (Some(id), Some(method)) if method == "initialize" => Kind::Initialize(id),
+        (Some(id), Some(_)) => Kind::Request(id),
+        _ => Kind::Message,
+    }
+}
+
+impl OlderLink {
+    pub(super) fn new(ctx: Arc<PostContext>) -> OlderLink {
+        let (queue, rx) = mpsc::unbounded_channel();
+        OlderLink {
+            inner: Arc::new(Inner {
+                ctx,
+                session_id: Mutex::new(None),
+                revision: Mutex::new(None),
+                init: Mutex::new(None),
+                endpoint: Mutex::new(None),
+                reinit: tokio::sync::Mutex::new(0),
+                tasks: Mutex::new(Vec::new()),
+                listen: Mutex::new(None),
+                stopped: AtomicBool::new(false),
+            }),
+            queue,
+            idle: Mutex::new(Some(rx)),
+        }
+    }
+
+    /// The stop: every request and stream ends, and the session is deleted (DELETE with its
+    /// `Mcp-Session-Id`, within [`DELETE_BOUND`]; a 405 means the server keeps it). Without a
+    /// session (never initialized, or 2024-11-05, whose session ends with its stream) it
+    /// returns at once.
+    pub(super) async fn close(&self) {
+        self.inner.stopped.store(true, Ordering::Relaxed);
+        self.inner.abort_all();
+        let session = lock(&self.inner.session_id).take();
+        if let Some(session) = session {
+            let _ = tokio::time::timeout(DELETE_BOUND, self.inner.delete(&session)).await;
+        }
+    }
+}
+
+impl RelayLink for OlderLink {
+    fn send(&self, frame: &Value) -> bool {
+        if self.inner.stopped.load(Ordering::Relaxed) {
+            return false;
+        }
+        if let Some(rx) = lock(&self.idle).take() {
+            let inner = Arc::clone(&self.inner);
+            let task = tokio::spawn(dispatch(inner, rx));
+            self.inner.track(task.abort_handle());
+        }
+        self.queue.send(frame.clone()).is_ok()
+    }
+}
+
+/// The dispatcher: the frames of the relay in its order.
+async fn dispatch(inner: Arc<Inner>, mut rx: mpsc::UnboundedReceiver<Value>) {
+    while let Some(frame) = rx.recv().await {
+        match kind_of(&frame) {
+            Kind::Initialize(id) => {
+                *lock(&inner.init) = Some(frame.clone());
+                if let Err(error) = inner.initialize(id, &frame).await {
+                    inner.fail(id, error);
+                }
+            }
+            Kind::Request(id) => {
+                let task_inner = Arc::clone(&inner);
+                let task = tokio::spawn(async move {
+                    if let Err(error) = task_inner.request(id, &frame).await {
+                        task_inner.fail(id, error);
+                    }
+                });
+                inner.track(task.abort_handle());
+            }
+            Kind::Message => {
+                let initialized = frame.get("method").and_then(Value::as_str)
+                    == Some("notifications/initialized");
+                match inner.message(&frame).await {
+                    Ok(()) if initialized => inner.open_listen_stream(),
+                    Ok(()) => {}
+                    Err(error) => log::bridge(
+                        Level::Warn,
+                        &format!("a message to the upstream server was not delivered: {error}"),
+                    ),
+                }
+            }
+        }
+    }
+}
+
+impl Inner {
+    fn track(&self, task: AbortHandle) {
+        let mut tasks = lock(&self.tasks);
+        tasks.retain(|t| !t.is_finished());
+        tasks.push(task);
+    }
+
+    fn abort_all(&self) {
+        for task in lock(&self.tasks).drain(..) {
+            task.abort();
+        }
+        if let Some(task) = lock(&self.listen).take() {
+            task.abort();
+        }
+    }
+
+    /// Request `id` ends without a JSON-RPC answer.
+    fn fail(&self, id: i64, error: UpstreamError) {
+        let _ = self.ctx.events.send(TransportEvent::Failed { id, error });
+    }
+
+    /// `initialize`: Streamable HTTP first; a 400, 404 or 405 to its POST is a server of
+    /// 2024-11-05 (as the TypeScript SDK's clients fall back), which gets the HTTP+SSE
+    /// transport.
+    async fn initialize(self: &Arc<Self>, id: i64, frame: &Value) -> Result<(), UpstreamError> {
+        match self.post_initialize(frame, true).await {
+            Err(UpstreamError::HttpStatus(status)) if legacy::falls_back(status) => {
+                log::bridge(
+                    Level::Info,
+                    &format!(
+                        "the upstream server refused the initialize POST with the HTTP status {status}: the bridge tries the HTTP+SSE transport of 2024-11-05"
+                    ),
+                );
+                let endpoint = self.open_legacy().await?;
+                *lock(&self.endpoint) = Some(endpoint);
+                self.legacy_post(frame).await
+            }
+            Err(error) => Err(error),
+            Ok(answered) if answered => Ok(()),
+            Ok(_) => {
+                let _ = id;
+                Err(no_response())
+            }
+        }
+    }
+
+    /// A request of the relay.
+    async fn request(self: &Arc<Self>, id: i64, frame: &Value) -> Result<(), UpstreamError> {
+        if lock(&self.endpoint).is_some() {
+            return self.legacy_post(frame).await;
+        }
+        let answered = self.post_frame(frame, Some(id)).await?;
+        if answered { Ok(()) } else { Err(no_response()) }
+    }
+
+    /// A notification or a response of the relay.
+    async fn message(self: &Arc<Self>, frame: &Value) -> Result<(), UpstreamError> {
+        if lock(&self.endpoint).is_some() {
+            return self.legacy_post(frame).await;
+        }
+        self.post_frame(frame, None).await.map(|_| ())
+    }
+}
+
+fn no_response() -> UpstreamError {
+    UpstreamError::TransportFailed("the response ended without a JSON-RPC response".into())
+}

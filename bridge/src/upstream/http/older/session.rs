@@ -1,0 +1,343 @@
+//! L4: Streamable HTTP of 2025-03-26 to 2025-11-25 as the client: every frame is one POST
+//! with `Mcp-Session-Id` (from the `initialize` answer on) and `MCP-Protocol-Version` (the
+//! revision of the `initialize` result, after it); a request's answer is one JSON body or an
+//! event stream. A 404 to a POST with a session is an expired session: the bridge makes a new
+//! one once (VS Code's `initialize` again, then `notifications/initialized`) and sends the
+//! frame once more on it: the server never saw it, since it knew no such session.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use futures_util::StreamExt;
+use reqwest::StatusCode;
+use reqwest::header::{CONTENT_TYPE, HeaderMap};
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::Value;
+
+use super::Inner;
+use crate::log::{self, Level};
+use crate::sync::lock;
+use crate::upstream::UpstreamError;
+use crate::upstream::http::headers::ACCEPT;
+use crate::upstream::http::post::{content_type, sse_events};
+
+/// The header of the session id.
+pub const SESSION_HEADER: &str = "mcp-session-id";
+/// The header of the negotiated revision.
+pub const VERSION_HEADER: &str = "mcp-protocol-version";
+
+/// The parts of a message that the transport reads: whether it answers a request, and the
+/// revision of an `initialize` result.
+#[derive(Deserialize)]
+struct Head {
+    id: Option<Value>,
+    method: Option<IgnoredAny>,
+    result: Option<ResultHead>,
+    error: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+struct ResultHead {
+    #[serde(rename = "protocolVersion")]
+    protocol_version: Option<String>,
+}
+
+/// What one message says to the transport.
+pub(super) struct Seen {
+    /// It is the response to the request of `id`.
+    pub answers: bool,
+    /// The `protocolVersion` of its result.
+    pub revision: Option<String>,
+}
+
+/// Reads the head of one message (`id`: the request whose response it may be).
+pub(super) fn seen(data: &[u8], id: Option<&Value>) -> Seen {
+    let Ok(head) = serde_json::from_slice::<Head>(data) else {
+        return Seen {
+            answers: false,
+            revision: None,
+        };
+    };
+    let response = head.method.is_none() && (head.result.is_some() || head.error.is_some());
+    let answers = response && id.is_some() && head.id.as_ref() == id;
+    Seen {
+        answers,
+        revision: head.result.and_then(|r| r.protocol_version),
+    }
+}
+
+/// How the answer of one POST is read.
+pub(super) struct Reading<'a> {
+    /// The id of the request whose response ends the wait.
+    pub id: Option<&'a Value>,
+    /// False for the bridge's own `initialize` of a new session: its answer is the
+    /// transport's, not the relay's.
+    pub deliver: bool,
+}
+
+impl Inner {
+    /// The headers of a POST, GET or DELETE on the session.
+    pub(super) fn session_headers(&self) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        if let Some(id) = lock(&self.session_id).as_deref()
+            && let Ok(value) = id.parse()
+        {
+            headers.insert(SESSION_HEADER, value);
+        }
+        if let Some(revision) = lock(&self.revision).as_deref()
+            && let Ok(value) = revision.parse()
+        {
+            headers.insert(VERSION_HEADER, value);
+        }
+        headers
+    }
+
+    /// One POST of `frame` with the headers of the session; the answer is read (and, with
+    /// `reading.deliver`, handed to the relay). Returns the answer's status and whether the
+    /// response to `reading.id` came.
+    async fn post_once(
+        &self,
+        frame: &Value,
+        reading: &Reading<'_>,
+    ) -> Result<(StatusCode, bool), UpstreamError> {
+        let body = Bytes::from(serde_json::to_vec(frame).map_err(|e| {
+            UpstreamError::InvalidResponse(format!("the frame does not serialize: {e}"))
+        })?);
+        let headers = self.session_headers();
+        let url = self.ctx.opts.url.clone();
+        let response = self
+            .ctx
+            .authorized(true, |client| {
+                client
+                    .post(url.clone())
+                    .header(reqwest::header::ACCEPT, ACCEPT)
+                    .header(CONTENT_TYPE, "application/json")
+                    .headers(headers.clone())
+                    .body(body.clone())
+            })
+            .await?;
+        let status = response.status();
+        let initialize = frame.get("method").and_then(Value::as_str) == Some("initialize");
+        if initialize && super::legacy::falls_back(status.as_u16()) {
+            // Whatever the body says: the transport of 2024-11-05 decides.
+            return Err(UpstreamError::HttpStatus(status.as_u16()));
+        }
+        if status == StatusCode::NOT_FOUND && lock(&self.session_id).is_some() {
+            return Ok((status, false));
+        }
+        if !status.is_success() {
+            let kind = content_type(&response);
+            return Err(self.ctx.error_status(status, &kind, response).await);
+        }
+        if let Some(id) = response
+            .headers()
+            .get(SESSION_HEADER)
+            .and_then(|v| v.to_str().ok())
+        {
+            *lock(&self.session_id) = Some(id.to_owned());
+        }
+        if status == StatusCode::ACCEPTED || response.content_length() == Some(0) {
+            return Ok((status, false));
+        }
+        let answered = self.read_answer(response, reading).await?;
+        Ok((status, answered))
+    }
+
+    /// The answer of a successful POST: a JSON body, or an event stream that, broken before
+    /// the response, resumes with `Last-Event-ID` ([`Inner::resume`]).
+    async fn read_answer(
+        &self,
+        response: reqwest::Response,
+        reading: &Reading<'_>,
+    ) -> Result<bool, UpstreamError> {
+        let max = self.ctx.opts.max_response_bytes;
+        let kind = content_type(&response);
+        if kind.starts_with("application/json") {
+            let body = crate::webclient::read_body(response, max)
+                .await
+                .map_err(|e| UpstreamError::TransportFailed(format!("{e:?}")))?;
+            return Ok(self.take_message(body, reading).await);
+        }
+        if !kind.starts_with("text/event-stream") {
+            return Err(UpstreamError::InvalidResponse(format!(
+                "HTTP status {} without a JSON body or an event stream",
+                response.status().as_u16()
+            )));
+        }
+        let mut last_id = None;
+        let mut events = sse_events(response.bytes_stream(), max);
+        while let Some(event) = events.next().await {
+            let event = match event {
+                Ok(event) => event,
+                Err(UpstreamError::TransportFailed(why)) => {
+                    return self.resume(last_id, reading, why).await;
+                }
+                Err(error) => return Err(error),
+            };
+            if event.id.is_some() {
+                last_id = event.id.clone();
+            }
+            if let Some(data) = event.data.filter(|d| !d.trim().is_empty())
+                && self.take_message(data.into_bytes(), reading).await
+            {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// One message of an answer: the revision of an `initialize` result is kept; the message
+    /// goes to the relay unless it is the answer to the bridge's own `initialize`. True when it
+    /// is the response that the POST waits for.
+    pub(super) async fn take_message(&self, data: Vec<u8>, reading: &Reading<'_>) -> bool {
+        let seen = seen(&data, reading.id);
+        if seen.answers
+            && let Some(revision) = seen.revision
+        {
+            *lock(&self.revision) = Some(revision);
+        }
+        if reading.deliver || !seen.answers {
+            self.ctx.deliver(data).await;
+        }
+        seen.answers
+    }
+
+    /// VS Code's `initialize` on a new session; `Ok(true)` when its response came. With
+    /// `fallback`, a 400, 404 or 405 is returned as the status for the HTTP+SSE transport.
+    pub(super) async fn post_initialize(
+        &self,
+        frame: &Value,
+        deliver: bool,
+    ) -> Result<bool, UpstreamError> {
+        *lock(&self.session_id) = None;
+        *lock(&self.revision) = None;
+        let id = frame.get("id").cloned();
+        let reading = Reading {
+            id: id.as_ref(),
+            deliver,
+        };
+        let (status, answered) = self.post_once(frame, &reading).await?;
+        if status == StatusCode::ACCEPTED {
+            return Err(UpstreamError::InvalidResponse(
+                "the upstream server answered initialize with 202 and no response".into(),
+            ));
+        }
+        Ok(answered)
+    }
+
+    /// A frame on the session: a request (`id`) or a notification or response (`None`).
+    /// Returns whether the response came. A 404 makes a new session once, and the frame goes
+    /// once more on it.
+    pub(super) async fn post_frame(
+        self: &Arc<Self>,
+        frame: &Value,
+        id: Option<i64>,
+    ) -> Result<bool, UpstreamError> {
+        let id = id.map(Value::from);
+        let reading = Reading {
+            id: id.as_ref(),
+            deliver: true,
+        };
+        for attempt in 0..2 {
+            let session = lock(&self.session_id).clone();
+            let (status, answered) = self.post_once(frame, &reading).await?;
+            if status != StatusCode::NOT_FOUND {
+                return Ok(answered);
+            }
+            if attempt == 0 {
+                self.new_session(session).await?;
+            }
+        }
+        Err(UpstreamError::TransportFailed(
+            "the upstream server ended the new session at once (HTTP status 404)".into(),
+        ))
+    }
+
+    /// L4: the session `expired` is gone (a 404): VS Code's `initialize` goes again with an
+    /// id of its own (its answer is not VS Code's), then `notifications/initialized`, and the
+    /// GET stream opens on the new session. A frame that met the same 404 while this ran
+    /// finds a session that is not `expired` and only goes again.
+    pub(super) async fn new_session(
+        self: &Arc<Self>,
+        expired: Option<String>,
+    ) -> Result<(), UpstreamError> {
+        let mut count = self.reinit.lock().await;
+        if *lock(&self.session_id) != expired {
+            return Ok(());
+        }
+        let Some(mut init) = lock(&self.init).clone() else {
+            return Err(UpstreamError::HttpStatus(404));
+        };
+        *count += 1;
+        log::bridge(
+            Level::Warn,
+            "the upstream server ended the session (HTTP status 404): the bridge initializes a new one",
+        );
+        init["id"] = Value::from(format!("bridge-reinit-{count}"));
+        if !self.post_initialize(&init, false).await? {
+            return Err(UpstreamError::TransportFailed(
+                "the new session got no initialize result".into(),
+            ));
+        }
+        let initialized = serde_json::json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/initialized",
+        });
+        let reading = Reading {
+            id: None,
+            deliver: true,
+        };
+        self.post_once(&initialized, &reading).await?;
+        self.open_listen_stream();
+        Ok(())
+    }
+
+    /// DELETE of the session at the stop; a failure is a debug line (the server's idle
+    /// time-out ends the session then).
+    pub(super) async fn delete(&self, session: &str) {
+        let url = self.ctx.opts.url.clone();
+        let revision = lock(&self.revision).clone();
+        let result = self
+            .ctx
+            .authorized(false, |client| {
+                let mut request = client.delete(url.clone()).header(SESSION_HEADER, session);
+                if let Some(revision) = &revision {
+                    request = request.header(VERSION_HEADER, revision);
+                }
+                request
+            })
+            .await;
+        let what = match result {
+            Ok(response) => format!("HTTP status {}", response.status().as_u16()),
+            Err(error) => error.to_string(),
+        };
+        log::bridge(
+            Level::Debug,
+            &format!("DELETE of the upstream session: {what}"),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn l4_only_a_response_with_the_id_answers_and_its_revision_is_read() {
+        let id = json!(3);
+        let result = br#"{"jsonrpc":"2.0","id":3,"result":{"protocolVersion":"2025-06-18"}}"#;
+        let s = seen(result, Some(&id));
+        assert!(s.answers);
+        assert_eq!(s.revision.as_deref(), Some("2025-06-18"));
+        let error = br#"{"jsonrpc":"2.0","id":3,"error":{"code":-1,"message":"m"}}"#;
+        assert!(seen(error, Some(&id)).answers);
+        let other = br#"{"jsonrpc":"2.0","id":4,"result":{}}"#;
+        assert!(!seen(other, Some(&id)).answers);
+        let request = br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#;
+        assert!(!seen(request, Some(&id)).answers);
+        assert!(!seen(b"not json", Some(&id)).answers);
+        assert!(!seen(result, None).answers);
+    }
+}

@@ -1,0 +1,173 @@
+//! L4 (docs/older-servers.md) on the real binary: the URL form in front of older servers at a
+//! URL. The fixture with `--revision 2025-11-25` (rmcp's Streamable HTTP with sessions, and
+//! the HTTP+SSE transport of 2024-11-05 at `/sse`), and the FastMCP server of the Python SDK
+//! 1.30 over Streamable HTTP (tests/older/python_server.py `--http`), a server that we did not
+//! write. Plain http on 127.0.0.1: the bridge accepts loopback http.
+
+use crate::support;
+
+use std::io::{Read, Write};
+
+use serde_json::{Value, json};
+use support::http_peers::HttpPeer;
+use support::https_fixture::HttpsFixture;
+use support::{Bridge, call, request};
+
+fn text(response: &Value) -> &str {
+    response["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+}
+
+/// The older fixture over plain http on 127.0.0.1.
+fn older_fixture() -> HttpsFixture {
+    HttpsFixture::start(&["--plain-http", "--revision", "2025-11-25"], &[])
+}
+
+/// The bridge in front of `url` with `options`, initialized, after
+/// `notifications/initialized`.
+fn started(options: &[&str], url: &str) -> Bridge {
+    let mut args: Vec<&str> = options.to_vec();
+    args.push(url);
+    let mut b = Bridge::start_with_env_removed(&args, &[], &support::MACHINE_VARS);
+    let result = b.initialize();
+    assert!(result["protocolVersion"].is_string(), "{result}");
+    b.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+    b
+}
+
+/// The next frame, a request of the bridge to VS Code with a `b-` id; VS Code answers it.
+fn answer_bridge_request(b: &mut Bridge, method: &str, result: Value) -> Value {
+    let ask = b.next_frame(support::EXCHANGE);
+    assert_eq!(ask["method"], method, "{ask}");
+    assert!(
+        ask["id"].as_str().is_some_and(|id| id.starts_with("b-")),
+        "{ask}"
+    );
+    b.send(&json!({"jsonrpc": "2.0", "id": ask["id"], "result": result}));
+    ask
+}
+
+/// `POST <origin><path>` on a plain http server, without a body; the status line.
+fn post_plain(url: &str, path: &str) -> String {
+    let authority = url
+        .strip_prefix("http://")
+        .and_then(|rest| rest.split('/').next())
+        .expect("a plain http URL");
+    let mut stream = std::net::TcpStream::connect(authority).expect("the fixture answers");
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {authority}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).expect("the request goes");
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer.lines().next().unwrap_or_default().to_owned()
+}
+
+#[test]
+fn l4_a_400_to_the_discover_post_is_an_older_server_whose_session_serves_and_is_deleted() {
+    let fixture = older_fixture();
+    let mut b = started(&[], &fixture.url);
+    b.expect_line(|l| {
+        l == "mcp-bridge-vscode: bridge: info: the upstream server answered server/discover with the HTTP status 400: it is a server of an older revision"
+    });
+    let list = b.exchange(&request(2, "tools/list", json!({})));
+    assert!(list.to_string().contains("\"echo\""), "{list}");
+    let echo = b.exchange(&call(3, "echo", json!({"text": "hi"})));
+    assert_eq!(text(&echo), "hi", "{echo}");
+    // The GET stream carries nothing here, the POST streams carry the server's requests.
+    let accepted = json!({"action": "accept", "content": {"name": "Ada"}});
+    b.send(&call(4, "ask_form", json!({})));
+    answer_bridge_request(&mut b, "elicitation/create", accepted);
+    let form = b.response(4);
+    assert!(text(&form).contains("Ada"), "{form}");
+    b.close_and_expect_exit_0();
+    assert!(
+        !b.stderr()
+            .contains("DELETE of the upstream session: the connection failed"),
+        "{}",
+        b.stderr()
+    );
+}
+
+#[test]
+fn l4_an_expired_session_is_initialized_again_once_and_the_request_goes_again() {
+    let fixture = older_fixture();
+    let mut b = started(&["--upstream-revision", "2025-11-25"], &fixture.url);
+    let first = b.exchange(&call(2, "echo", json!({"text": "one"})));
+    assert_eq!(text(&first), "one", "{first}");
+    assert_eq!(
+        post_plain(&fixture.url, "/fixture/expire-sessions"),
+        "HTTP/1.1 204 No Content"
+    );
+    let again = b.exchange(&call(3, "echo", json!({"text": "two"})));
+    assert_eq!(
+        text(&again),
+        "two",
+        "the request went again on the new session: {again}"
+    );
+    b.expect_line(|l| {
+        l == "mcp-bridge-vscode: bridge: warning: the upstream server ended the session (HTTP status 404): the bridge initializes a new one"
+    });
+    b.close_and_expect_exit_0();
+    assert!(
+        !b.stderr().contains("server/discover"),
+        "a forced older revision sends no discover:\n{}",
+        b.stderr()
+    );
+}
+
+#[test]
+fn l4_a_405_to_the_initialize_post_falls_back_to_the_http_sse_transport_of_2024_11_05() {
+    let fixture = older_fixture();
+    let sse = fixture.url.replace("/mcp", "/sse");
+    let mut b = started(&[], &sse);
+    b.expect_line(|l| {
+        l.starts_with("mcp-bridge-vscode: bridge: info: the upstream server refused the initialize POST with the HTTP status ")
+            && l.ends_with(": the bridge tries the HTTP+SSE transport of 2024-11-05")
+    });
+    let list = b.exchange(&request(2, "tools/list", json!({})));
+    assert!(list.to_string().contains("\"echo\""), "{list}");
+    let echo = b.exchange(&call(3, "echo", json!({"text": "sse"})));
+    assert_eq!(text(&echo), "sse", "{echo}");
+    let sampled = json!({"role": "assistant", "content": {"type": "text", "text": "Hello!"},
+        "model": "m"});
+    b.send(&call(4, "sample", json!({})));
+    answer_bridge_request(&mut b, "sampling/createMessage", sampled);
+    let response = b.response(4);
+    assert!(text(&response).contains("Hello!"), "{response}");
+    b.close_and_expect_exit_0();
+}
+
+#[test]
+fn l4_the_python_sdk_server_over_http_lists_calls_asks_a_form_and_changes_its_list() {
+    let Some(peer) = HttpPeer::py_older() else {
+        return;
+    };
+    let mut b = started(&[], peer.url());
+    b.expect_line(|l| {
+        l == "mcp-bridge-vscode: bridge: info: the upstream server speaks revision 2025-11-25: the bridge relays it"
+    });
+    let list = b.exchange(&request(2, "tools/list", json!({})));
+    assert!(list.to_string().contains("\"add\""), "{list}");
+    let sum = b.exchange(&call(3, "add", json!({"a": 2, "b": 3})));
+    assert_eq!(text(&sum), "5", "{sum}");
+    let accepted = json!({"action": "accept", "content": {"name": "Ada"}});
+    b.send(&call(4, "ask_name", json!({})));
+    let ask = answer_bridge_request(&mut b, "elicitation/create", accepted);
+    assert_eq!(ask["params"]["message"], "Your name?");
+    assert_eq!(text(&b.response(4)), "hello Ada");
+    // The list change of the server reaches VS Code (over HTTP on the POST stream of the
+    // call), and the next list has the new tool.
+    b.send(&call(5, "toggle", json!({})));
+    let (result, notes) = b.response_with_notifications(&json!(5));
+    assert_eq!(text(&result), "toggled", "{result}");
+    assert_eq!(
+        notes,
+        [json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed"})]
+    );
+    let list = b.exchange(&request(6, "tools/list", json!({})));
+    assert!(list.to_string().contains("\"extra\""), "{list}");
+    b.close_and_expect_exit_0();
+    peer.stop();
+}
