@@ -20,17 +20,8 @@ use crate::sync::lock;
 use crate::upstream::UpstreamError;
 use crate::upstream::http::post::{content_type, sse_events};
 
-/// L4: the statuses of the `initialize` POST that mean a server of 2024-11-05.
-const FALLBACK_STATUSES: [u16; 3] = [400, 404, 405];
-
 /// How long the stream may take to name its endpoint.
 const ENDPOINT_WAIT: Duration = Duration::from_secs(30);
-
-/// L4: true when the status of the `initialize` POST sends the bridge to the HTTP+SSE
-/// transport.
-pub fn falls_back(status: u16) -> bool {
-    FALLBACK_STATUSES.contains(&status)
-}
 
 /// The endpoint of an `endpoint` event, resolved against the URL; `None` for another origin
 /// (the frames and their token go to the server's own origin only).
@@ -139,6 +130,7 @@ impl Inner {
 
 #[cfg(test)]
 mod tests {
+    use super::super::falls_back;
     use super::*;
 
     #[test]

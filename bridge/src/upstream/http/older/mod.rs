@@ -28,6 +28,15 @@ use crate::log::{self, Level};
 use crate::sync::lock;
 use crate::upstream::{RelayLink, TransportEvent, UpstreamError};
 
+/// L4: the statuses of the `initialize` POST that mean a server of 2024-11-05.
+const FALLBACK_STATUSES: [u16; 3] = [400, 404, 405];
+
+/// L4: true when the status of the `initialize` POST sends the bridge to the HTTP+SSE
+/// transport ([`legacy`]); the session transport ([`session`]) asks it too.
+fn falls_back(status: u16) -> bool {
+    FALLBACK_STATUSES.contains(&status)
+}
+
 /// How long the DELETE of the session may take at the stop (R7: the stop stays bounded).
 pub const DELETE_BOUND: Duration = Duration::from_secs(2);
 
@@ -184,7 +193,7 @@ impl Inner {
     /// transport.
     async fn initialize(self: &Arc<Self>, id: i64, frame: &Value) -> Result<(), UpstreamError> {
         match self.post_initialize(frame, true).await {
-            Err(UpstreamError::HttpStatus(status)) if legacy::falls_back(status) => {
+            Err(UpstreamError::HttpStatus(status)) if falls_back(status) => {
                 log::bridge(
                     Level::Info,
                     &format!(

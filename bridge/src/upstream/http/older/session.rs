@@ -119,7 +119,7 @@ impl Inner {
             .await?;
         let status = response.status();
         let initialize = frame.get("method").and_then(Value::as_str) == Some("initialize");
-        if initialize && super::legacy::falls_back(status.as_u16()) {
+        if initialize && super::falls_back(status.as_u16()) {
             // Whatever the body says: the transport of 2024-11-05 decides.
             return Err(UpstreamError::HttpStatus(status.as_u16()));
         }
