@@ -184,12 +184,10 @@ async fn a_request_timeout_gives_the_line_the_error_and_a_cancellation_upstream(
     let _ = tokio::time::timeout(FRAME, bridge).await;
 }
 
-/// Also a hot-path choice (bridge/README.md): the first round of a `tools/call` through a
-/// command has no task while it waits (the router takes its response). Here that response
-/// starts an input round, and the request task goes on from it: from then on only the times of
-/// the round count. The connection's ticks must not give the finished first round a timer: no
-/// "still waiting for the upstream server" line in the hour of the round, whose own lines come
-/// at 10 s, 40 s, ….
+/// The first round's response starts an input round, and the request task goes on from it:
+/// from then on only the times of the round count. The finished first round keeps no timer:
+/// no "still waiting for the upstream server" line in the hour of the round, whose own lines
+/// come at 10 s, 40 s, ….
 #[tokio::test]
 async fn r8_no_answer_in_one_hour_fails_the_call_and_cancels_the_request() {
     let seen = capture::capture();

@@ -101,6 +101,9 @@ def serve_http() -> None:
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
+    # Listening before the line is printed: a client that connects at once waits in the
+    # backlog until uvicorn accepts, instead of being refused.
+    sock.listen(128)
     port = sock.getsockname()[1]
 
     def end_at_eof() -> None:
