@@ -1,8 +1,9 @@
 //! L4 (docs/older-servers.md) on the real binary: the URL form in front of older servers at a
 //! URL. The fixture with `--revision 2025-11-25` (rmcp's Streamable HTTP with sessions, and
-//! the HTTP+SSE transport of 2024-11-05 at `/sse`), and the FastMCP server of the Python SDK
-//! 1.30 over Streamable HTTP (tests/older/python_server.py `--http`), a server that we did not
-//! write. Plain http on 127.0.0.1: the bridge accepts loopback http.
+//! the HTTP+SSE transport of 2024-11-05 at `/sse`), and two servers that we did not write over
+//! Streamable HTTP: the FastMCP server of the Python SDK 1.30 (tests/older/python_server.py
+//! `--http`) and the TypeScript SDK v1 (tests/interop/ts-v1-server.mjs `--http`). Plain http
+//! on 127.0.0.1: the bridge accepts loopback http.
 
 use crate::support;
 
@@ -139,11 +140,10 @@ fn l4_a_405_to_the_initialize_post_falls_back_to_the_http_sse_transport_of_2024_
     b.close_and_expect_exit_0();
 }
 
-#[test]
-fn l4_the_python_sdk_server_over_http_lists_calls_asks_a_form_and_changes_its_list() {
-    let Some(peer) = HttpPeer::py_older() else {
-        return;
-    };
+/// L4 with a server that we did not write, at `peer`: list, call, a form elicitation and a list
+/// change through the bridge. A server may send its list change on the session's GET stream
+/// instead of the POST stream of the call, so before or after the call's response.
+fn lists_calls_asks_a_form_and_changes_its_list(peer: HttpPeer) {
     let mut b = started(&[], peer.url());
     b.expect_line(|l| {
         l == "mcp-bridge-vscode: bridge: info: the upstream server speaks revision 2025-11-25: the bridge relays it"
@@ -157,11 +157,12 @@ fn l4_the_python_sdk_server_over_http_lists_calls_asks_a_form_and_changes_its_li
     let ask = answer_bridge_request(&mut b, "elicitation/create", accepted);
     assert_eq!(ask["params"]["message"], "Your name?");
     assert_eq!(text(&b.response(4)), "hello Ada");
-    // The list change of the server reaches VS Code (over HTTP on the POST stream of the
-    // call), and the next list has the new tool.
     b.send(&call(5, "toggle", json!({})));
-    let (result, notes) = b.response_with_notifications(&json!(5));
+    let (result, mut notes) = b.response_with_notifications(&json!(5));
     assert_eq!(text(&result), "toggled", "{result}");
+    if notes.is_empty() {
+        notes.push(b.next_frame(support::EXCHANGE));
+    }
     assert_eq!(
         notes,
         [json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed"})]
@@ -170,4 +171,18 @@ fn l4_the_python_sdk_server_over_http_lists_calls_asks_a_form_and_changes_its_li
     assert!(list.to_string().contains("\"extra\""), "{list}");
     b.close_and_expect_exit_0();
     peer.stop();
+}
+
+#[test]
+fn l4_the_python_sdk_server_over_http_lists_calls_asks_a_form_and_changes_its_list() {
+    if let Some(peer) = HttpPeer::py_older() {
+        lists_calls_asks_a_form_and_changes_its_list(peer);
+    }
+}
+
+#[test]
+fn l4_the_typescript_sdk_v1_server_over_http_lists_calls_asks_a_form_and_changes_its_list() {
+    if let Some(peer) = HttpPeer::ts_v1() {
+        lists_calls_asks_a_form_and_changes_its_list(peer);
+    }
 }

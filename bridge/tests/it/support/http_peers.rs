@@ -1,8 +1,12 @@
-//! The real third-party 2026-07-28 servers at a URL, for the interop tests of the URL form:
+//! The real third-party servers at a URL, for the interop tests of the URL form:
 //!
 //! - [`HttpPeer::ts_v2`]: the TypeScript SDK v2 server (`createMcpHandler`),
 //!   tests/interop/ts-v2-http-server.mjs, run with node (tests/interop/node_modules from
 //!   ci/install-peers.sh); tools `add`, `weather` (a form round), `progress`, `slow`;
+//! - [`HttpPeer::py_older`] and [`HttpPeer::ts_v1`]: servers of revision 2025-11-25 with
+//!   Streamable HTTP sessions, the Python SDK 1.30 (tests/older/python_server.py) and the
+//!   TypeScript SDK v1 (tests/interop/ts-v1-server.mjs); tools `add`, `ask_name` (a form),
+//!   `toggle` (a list change);
 //! - [`HttpPeer::rmcp`]: rmcp's `StreamableHttpService`, the example `rmcp_http_peer` of the
 //!   fixture package (built by `cargo build --workspace --all-targets`, or
 //!   `cargo build -p bridge-fixture-server --example rmcp_http_peer`); tools `add`, `ask_city`
@@ -71,6 +75,27 @@ impl HttpPeer {
             .arg(root.join("tests/older/python_server.py"))
             .arg("--http");
         Self::spawn("py-older-http", command)
+    }
+
+    /// L4: the TypeScript SDK v1 server (revision 2025-11-25, tests/interop/ts-v1-server.mjs
+    /// `--http`, Streamable HTTP with sessions), or `None` outside CI when the package is
+    /// missing.
+    pub fn ts_v1() -> Option<HttpPeer> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests")
+            .join("interop");
+        let package = dir
+            .join("node_modules")
+            .join("@modelcontextprotocol")
+            .join("sdk");
+        if !package.is_dir() {
+            return skipped("@modelcontextprotocol/sdk is not installed (run ci/install-peers.sh)");
+        }
+        let mut command = Command::new("node");
+        command
+            .current_dir(&dir)
+            .args(["ts-v1-server.mjs", "--http"]);
+        Self::spawn("ts-v1-older-http", command)
     }
 
     /// rmcp's Streamable HTTP server, or `None` outside CI when the example is not built.
