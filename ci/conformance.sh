@@ -5,12 +5,14 @@
 #   1. the 2025-11-25 server scenarios against VS Code's side of the bridge:
 #      suite -> supergateway (stdio to Streamable HTTP, 127.0.0.1 only) -> mcp-bridge-vscode
 #      -> bridge-fixture-server --conformance (stdio);
-#   2. the 2026-07-28 server scenarios against the fixture's own HTTP face
+#   2. the same scenarios through the bridge in front of an older upstream (the relay of L2):
+#      ... -> mcp-bridge-vscode -> bridge-fixture-server --revision 2025-11-25 --conformance;
+#   3. the 2026-07-28 server scenarios against the fixture's own HTTP face
 #      (bridge-fixture-server --listen 127.0.0.1:0 --plain-http --conformance);
-#   3. the 2026-07-28 client scenarios without authorization against the bridge's upstream
+#   4. the 2026-07-28 client scenarios without authorization against the bridge's upstream
 #      face: the suite starts ci/conformance/vscode-driver.mjs, which starts
 #      `mcp-bridge-vscode <url>` and plays VS Code on its stdin;
-#   4. the authorization scenarios (auth/*) of the 2026-07-28 client requirement set against
+#   5. the authorization scenarios (auth/*) of the 2026-07-28 client requirement set against
 #      the bridge's sign-in: the same driver with --auth also plays the user's browser (it
 #      follows the sign-in line and URL elicitations to the bridge's loopback redirect).
 # Each run passes, or its failures stand in ci/conformance/baseline/*.yml with their reasons;
@@ -102,7 +104,7 @@ scored_servers() {
     sed -n '/^Server scenarios/,/^$/p' | sed -n 's/^  - //p' | paste -sd ' ' -
 }
 
-echo "== conformance 1/4: 2025-11-25 server scenarios through supergateway and the bridge"
+echo "== conformance 1/5: 2025-11-25 server scenarios through supergateway and the bridge"
 port="$(free_port)"
 setsid node -r "$dir/loopback.cjs" "$dir/node_modules/supergateway/dist/index.js" \
   --stdio "$bridge -- $fixture --conformance" --outputTransport streamableHttp --stateful \
@@ -114,7 +116,19 @@ run "1. 2025-11-25 server scenarios (bridge)" "$work/run1" "$dir/baseline/bridge
   server "$(scored_servers 2025-11-25)" -- "${conformance[@]}" server \
   --url "http://127.0.0.1:$port/mcp" --requirements 2025-11-25 --timeout 20000
 
-echo "== conformance 2/4: 2026-07-28 server scenarios against the fixture's HTTP face"
+echo "== conformance 2/5: 2025-11-25 server scenarios through the bridge in front of an older upstream"
+port="$(free_port)"
+setsid node -r "$dir/loopback.cjs" "$dir/node_modules/supergateway/dist/index.js" \
+  --stdio "$bridge -- $fixture --revision 2025-11-25 --conformance" --outputTransport streamableHttp \
+  --stateful --port "$port" --logLevel none >"$work/supergateway-older.log" 2>&1 &
+pids+=($!)
+disown "$!"
+wait_port "$port"
+run "2. 2025-11-25 server scenarios (bridge, older upstream)" "$work/run1-older" \
+  "$dir/baseline/bridge-2025-11-25.yml" server "$(scored_servers 2025-11-25)" -- \
+  "${conformance[@]}" server --url "http://127.0.0.1:$port/mcp" --requirements 2025-11-25 --timeout 20000
+
+echo "== conformance 3/5: 2026-07-28 server scenarios against the fixture's HTTP face"
 setsid "$fixture" --listen 127.0.0.1:0 --plain-http --conformance >"$work/fixture.out" 2>"$work/fixture.err" &
 pids+=($!)
 disown "$!"
@@ -125,27 +139,27 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 [ -n "$url" ] || { echo "ci/conformance.sh: the fixture did not print its URL" >&2; cat "$work/fixture.err" >&2; exit 1; }
-run "2. 2026-07-28 server scenarios (fixture)" "$work/run2" "$dir/baseline/fixture-2026-07-28.yml" \
+run "3. 2026-07-28 server scenarios (fixture)" "$work/run2" "$dir/baseline/fixture-2026-07-28.yml" \
   server "$(scored_servers 2026-07-28)" -- "${conformance[@]}" server \
   --url "$url" --requirements 2026-07-28 --timeout 20000
 
-echo "== conformance 3/4: 2026-07-28 client scenarios against the bridge's upstream face"
+echo "== conformance 4/5: 2026-07-28 client scenarios against the bridge's upstream face"
 for scenario in tools_call request-metadata sep-2322-client-request-state http-standard-headers \
   http-custom-headers http-invalid-tool-headers json-schema-ref-no-deref; do
-  run "3. 2026-07-28 client scenario $scenario (bridge)" "$work/client-$scenario" \
+  run "4. 2026-07-28 client scenario $scenario (bridge)" "$work/client-$scenario" \
     "$dir/baseline/client-2026-07-28.yml" client "$scenario" -- "${conformance[@]}" client \
     --command "node $dir/vscode-driver.mjs $bridge" --scenario "$scenario" \
     --spec-version 2026-07-28 --timeout 30000
 done
 
-echo "== conformance 4/4: 2026-07-28 authorization client scenarios against the bridge's sign-in"
+echo "== conformance 5/5: 2026-07-28 authorization client scenarios against the bridge's sign-in"
 # One run of the whole client requirement set (the suite runs its scenarios in parallel, which
 # keeps this part to a few seconds): it scores the auth/* scenarios; the others are those of
 # part 3 again (here with the sign-in options) and the unscored extension scenarios.
 auth_scenarios="$("${conformance[@]}" list --requirements 2026-07-28 |
   sed -n '/^Client scenarios/,/^$/p' | sed -n 's/^  - \(auth\/.*\)$/\1/p' | paste -sd ' ' -)"
 [ -n "$auth_scenarios" ] || { echo "ci/conformance.sh: no auth scenario in the 2026-07-28 set" >&2; exit 1; }
-run "4. 2026-07-28 auth client scenarios (bridge)" "$work/auth" \
+run "5. 2026-07-28 auth client scenarios (bridge)" "$work/auth" \
   "$dir/baseline/auth-2026-07-28.yml" client "$auth_scenarios" -- "${conformance[@]}" client \
   --command "node $dir/vscode-driver.mjs --auth $bridge" --requirements 2026-07-28 --timeout 60000
 

@@ -246,11 +246,7 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
         return Err("the option --ca-file needs --browse".into());
     }
     needs(&options)?;
-    revision::check(
-        options.revision,
-        options.embedded.is_some(),
-        options.conformance,
-    )?;
+    revision::check(options.revision, options.embedded.is_some())?;
     Ok(Command::Serve(options))
 }
 

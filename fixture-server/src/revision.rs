@@ -25,17 +25,12 @@ pub fn parse(text: &str) -> Result<Revision, String> {
     }
 }
 
-/// The options that the older server does not have: the embedded bridge (a 2026-07-28 path)
-/// and the conformance tools (input rounds of 2026-07-28).
-pub fn check(revision: Revision, embedded: bool, conformance: bool) -> Result<(), String> {
-    if revision == Revision::Modern {
-        return Ok(());
-    }
-    if embedded {
+/// The option that the older server does not have: the embedded bridge (a 2026-07-28 path).
+/// `--conformance` serves both: the older server asks its forms and sampling as
+/// server-initiated requests (`crate::older::tools`).
+pub fn check(revision: Revision, embedded: bool) -> Result<(), String> {
+    if revision == Revision::Older && embedded {
         return Err("the option --embedded needs --revision 2026-07-28".into());
-    }
-    if conformance {
-        return Err("the option --conformance needs --revision 2026-07-28".into());
     }
     Ok(())
 }

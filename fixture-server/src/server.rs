@@ -139,7 +139,7 @@ impl ServerHandler for Fixture {
         let mut list = prompts::list(&self.state, cursor(&request))?;
         if self.older.is_some() {
             list.prompts
-                .retain(|prompt| prompt.name != older::ROUND_PROMPT);
+                .retain(|prompt| !older::ROUND_PROMPTS.contains(&prompt.name.as_str()));
         }
         Ok(list)
     }
@@ -149,9 +149,9 @@ impl ServerHandler for Fixture {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        if self.older.is_some() && request.name == older::ROUND_PROMPT {
+        if self.older.is_some() && older::ROUND_PROMPTS.contains(&request.name.as_str()) {
             return Err(McpError::invalid_params(
-                format!("Unknown prompt: {}", older::ROUND_PROMPT),
+                format!("Unknown prompt: {}", request.name),
                 None,
             ));
         }

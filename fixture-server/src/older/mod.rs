@@ -30,8 +30,9 @@ pub const REVISIONS: &[ProtocolVersion] = &[
     ProtocolVersion::V_2024_11_05,
 ];
 
-/// The prompt of the 2026-07-28 fixture that needs an input round, which this revision has not.
-pub const ROUND_PROMPT: &str = "ask_name";
+/// The prompts of the 2026-07-28 fixture that need an input round, which this revision has
+/// not: the fixture's own, and the conformance prompt of a 2026-07-28 scenario.
+pub const ROUND_PROMPTS: &[&str] = &["ask_name", "test_input_required_result_prompt"];
 
 /// The state of a session of revision 2025-11-25 beyond the shared `State`.
 #[derive(Default)]

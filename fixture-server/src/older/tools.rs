@@ -7,14 +7,15 @@
 use rmcp::ErrorData as McpError;
 use rmcp::RoleServer;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ErrorCode, ListToolsResult, ServerNotification,
-    ServerRequest, Tool,
+    CallToolRequestParams, CallToolResponse, ErrorCode, JsonObject, ListToolsResult,
+    ServerNotification, ServerRequest, Tool,
 };
 use rmcp::service::RequestContext;
 use serde_json::{Value, json};
 
 use super::Older;
 use crate::call::{Fail, Outcome, no_input, tool};
+use crate::conformance::tools as conformance;
 use crate::envelope::{Capabilities, need_form, need_roots, need_sampling, need_url};
 use crate::json::{arguments, text_result, tool_error, typed};
 use crate::mrtr;
@@ -22,6 +23,21 @@ use crate::state::State;
 
 /// The tools of the 2026-07-28 fixture that exist only as input rounds of that revision.
 const ROUND_TOOLS: &[&str] = &["ask_url_twice", "multi", "many_inputs"];
+/// The conformance tools (`--conformance`) of 2026-07-28 scenarios only: input rounds, and the
+/// list changes that go to listen streams. The 2025-11-25 scenarios call none of them.
+const ROUND_CONFORMANCE: &[&str] = &[
+    "test_missing_capability",
+    "test_streaming_elicitation",
+    "test_trigger_tool_change",
+    "test_trigger_prompt_change",
+];
+
+/// Whether the 2026-07-28 tool `name` has no counterpart in this revision.
+fn round_only(name: &str) -> bool {
+    ROUND_TOOLS.contains(&name)
+        || ROUND_CONFORMANCE.contains(&name)
+        || name.starts_with("test_input_required_result_")
+}
 /// The URL of `ask_url` and `url_required`.
 const AUTH_URL: &str = "https://example.com/auth";
 /// The URL of `ask_bad_url`: a `file:` URL that the bridge must never show.
@@ -34,7 +50,7 @@ pub const URL_REQUIRED: i32 = -32042;
 pub fn definitions(state: &State) -> Vec<Tool> {
     let mut tools: Vec<Tool> = crate::tools::definitions(state)
         .into_iter()
-        .filter(|tool| !ROUND_TOOLS.contains(&tool.name.as_ref()))
+        .filter(|tool| !round_only(&tool.name))
         .collect();
     let at = tools
         .iter()
@@ -74,18 +90,26 @@ pub async fn call(
         state,
         context: &context,
     };
-    let outcome = match params.name.as_ref() {
-        "ask_form" => ask.form().await,
-        "ask_url" => ask.url("auth", "Sign in to continue.", AUTH_URL).await,
-        "ask_bad_url" => ask.url("file", "Open the file.", BAD_URL).await,
-        "sample" => ask.sample(false).await,
-        "sample_tools" => ask.sample(true).await,
-        "list_roots" => ask.roots().await,
-        "ping_client" => ask.ping().await,
-        "url_required" => Err(Fail::Protocol(url_required())),
-        "toggle" => toggle(state, &context, params.arguments.as_ref()).await,
-        "touch" => touch(older, &context, params.arguments.as_ref()).await,
-        name if ROUND_TOOLS.contains(&name) => Err(Fail::Protocol(McpError::invalid_params(
+    let asked = match state.options.conformance {
+        true => {
+            ask.conformance(&params.name, params.arguments.as_ref())
+                .await
+        }
+        false => None,
+    };
+    let outcome = match (asked, params.name.as_ref()) {
+        (Some(outcome), _) => outcome,
+        (None, "ask_form") => ask.form().await,
+        (None, "ask_url") => ask.url("auth", "Sign in to continue.", AUTH_URL).await,
+        (None, "ask_bad_url") => ask.url("file", "Open the file.", BAD_URL).await,
+        (None, "sample") => ask.sample(false).await,
+        (None, "sample_tools") => ask.sample(true).await,
+        (None, "list_roots") => ask.roots().await,
+        (None, "ping_client") => ask.ping().await,
+        (None, "url_required") => Err(Fail::Protocol(url_required())),
+        (None, "toggle") => toggle(state, &context, params.arguments.as_ref()).await,
+        (None, "touch") => touch(older, &context, params.arguments.as_ref()).await,
+        (None, name) if round_only(name) => Err(Fail::Protocol(McpError::invalid_params(
             format!("Unknown tool: {name}"),
             None,
         ))),
@@ -196,6 +220,36 @@ impl Ask<'_> {
         let answer = self.request("roots/list", mrtr::roots()).await?;
         let uris = mrtr::root_uris("roots", &answer)?;
         Ok(text_result(format!("roots: {}", uris.join("\n"))).into())
+    }
+
+    /// `--conformance`: the tools of the 2025-11-25 scenarios that ask the client
+    /// (`tools-call-sampling`, `tools-call-elicitation`, `elicitation-sep1034-defaults`,
+    /// `elicitation-sep1330-enums`), with the same texts as the input rounds of 2026-07-28
+    /// (`crate::conformance::tools`); `None` for any other tool.
+    async fn conformance(&self, name: &str, arguments: Option<&JsonObject>) -> Option<Outcome> {
+        if name == "test_sampling" {
+            return Some(self.conformance_sampling(arguments).await);
+        }
+        let form = match conformance::form_of(name, arguments)? {
+            Ok(form) => form,
+            Err(fail) => return Some(Err(fail)),
+        };
+        Some(self.conformance_form(&form).await)
+    }
+
+    async fn conformance_sampling(&self, arguments: Option<&JsonObject>) -> Outcome {
+        let prompt = conformance::sampling_prompt(arguments)?;
+        self.need(need_sampling)?;
+        let request = mrtr::sampling(&prompt, 100, None);
+        let answer = self.request("sampling/createMessage", request).await?;
+        Ok(text_result(conformance::sampling_text(&answer)).into())
+    }
+
+    async fn conformance_form(&self, form: &conformance::Form) -> Outcome {
+        self.need(need_form)?;
+        let request = mrtr::form(&form.message, form.schema.clone());
+        let answer = self.request("elicitation/create", request).await?;
+        Ok(text_result(conformance::elicitation_text(form, &answer)?).into())
     }
 
     async fn ping(&self) -> Outcome {

@@ -289,19 +289,75 @@ fn the_tool_crash_exits_with_code_3_without_a_response() {
 }
 
 #[test]
-fn the_older_revision_excludes_the_options_of_2026_07_28() {
-    for option in ["--embedded", "--conformance"] {
-        let output = std::process::Command::new(crate::support::BIN)
-            .args(["--revision", "2025-11-25", option])
-            .output()
-            .unwrap();
-        assert_eq!(output.status.code(), Some(2), "{option}");
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(
-            stderr.starts_with(&format!(
-                "bridge-fixture-server: error(cli): the option {option} needs --revision 2026-07-28"
-            )),
-            "{stderr}"
-        );
-    }
+fn the_older_revision_excludes_the_embedded_bridge() {
+    let output = std::process::Command::new(crate::support::BIN)
+        .args(["--revision", "2025-11-25", "--embedded"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with(
+            "bridge-fixture-server: error(cli): the option --embedded needs --revision 2026-07-28"
+        ),
+        "{stderr}"
+    );
+}
+
+/// `--conformance`: the forms and the sampling of the 2025-11-25 scenarios are requests of the
+/// server during the call, with the texts that the scenarios check; the tools of 2026-07-28
+/// input rounds are not listed.
+#[test]
+fn the_conformance_tools_ask_with_requests_of_the_server() {
+    let mut server = Server::older(&["--conformance"]);
+    initialize(&mut server, "2025-11-25", local_capabilities());
+    let list = server.result(9, "tools/list", json!({}));
+    let names: Vec<&str> = list["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"test_elicitation_sep1330_enums"),
+        "{names:?}"
+    );
+    assert!(
+        !names
+            .iter()
+            .any(|name| name.starts_with("test_input_required")),
+        "{names:?}"
+    );
+    start_call(
+        &mut server,
+        2,
+        "test_elicitation",
+        json!({"message": "Who?"}),
+    );
+    let request = server_request(&mut server, "elicitation/create");
+    assert_eq!(request["params"]["message"], "Who?");
+    assert_eq!(
+        request["params"]["requestedSchema"]["required"],
+        json!(["username", "email"])
+    );
+    let content = json!({"username": "ada", "email": "ada@example.com"});
+    answer(
+        &mut server,
+        &request,
+        json!({"action": "accept", "content": content}),
+    );
+    let (_, text) = call_text(&mut server, 2);
+    assert_eq!(
+        text,
+        format!("User response: action=accept, content={content}")
+    );
+
+    start_call(&mut server, 3, "test_sampling", json!({"prompt": "Hi?"}));
+    let request = server_request(&mut server, "sampling/createMessage");
+    assert_eq!(request["params"]["messages"][0]["content"]["text"], "Hi?");
+    let sampled = json!({"role": "assistant", "content": {"type": "text", "text": "hello"},
+        "model": "m"});
+    answer(&mut server, &request, sampled);
+    let (_, text) = call_text(&mut server, 3);
+    assert_eq!(text, "LLM response: hello");
 }
