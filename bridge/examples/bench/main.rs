@@ -8,6 +8,7 @@
 //!
 //! cargo build --release --workspace --examples
 //! target/release/examples/bench [--json] [--growth N] [--quick] [--url-only]
+//! target/release/examples/bench [--json] [--quick] --url-older
 //! target/release/examples/bench [--quick] --compare NAME=BRIDGE NAME=BRIDGE …
 //!
 //! The bench first builds the workspace's binaries with its own profile and the feature set
@@ -17,6 +18,8 @@
 //! The URL form ([`url`]) runs the fixture with `--listen` and compares the bridge with a
 //! direct HTTPS client, and with `mcp-remote --protocol auto` when `MCP_REMOTE` names its
 //! `dist/proxy.js`; every call of mcp-remote must succeed, else the bench exits 1.
+//! `--url-older` ([`older_url`]) compares only the bridge and mcp-remote, in front of the
+//! fixture `--revision 2025-11-25` at a URL.
 //!
 //! `--json` adds one JSON object with every figure on the last line. `--growth N` sets the
 //! round trips of the growth measure (default 20 000; the aim is stated for 100 000).
@@ -35,6 +38,7 @@ mod compare;
 mod idle;
 mod measures;
 mod memory;
+mod older_url;
 mod peer;
 mod report;
 mod stats;
@@ -125,6 +129,26 @@ fn main() {
     );
     if let Some(i) = argv.iter().position(|a| a == "--compare") {
         compare::compare(&argv[i + 1..], &fixture, &cfg);
+        return;
+    }
+    if argv.iter().any(|a| a == "--url-older") {
+        let Some(f) = older_url::measure(
+            &fixture,
+            &bridge,
+            cfg.round_trips / 2,
+            cfg.warmup,
+            cfg.forms,
+        ) else {
+            eprintln!("the older fixture did not start at a URL");
+            std::process::exit(1);
+        };
+        let failed = older_url::print(&f);
+        if json_out {
+            println!("{}", older_url::to_json(&f));
+        }
+        if failed {
+            std::process::exit(1);
+        }
         return;
     }
     if argv.iter().any(|a| a == "--url-only") {

@@ -42,13 +42,13 @@ pub struct Remote {
 pub const REMOTE_PROTOCOL: &str = "auto";
 
 /// The test CA of the repository (the fixture serves a certificate that it signed).
-fn ca_file() -> PathBuf {
+pub(crate) fn ca_file() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../certs/ca.crt")
 }
 
-struct Fixture {
+pub(crate) struct Fixture {
     child: Child,
-    url: String,
+    pub(crate) url: String,
 }
 
 impl Drop for Fixture {
@@ -58,9 +58,11 @@ impl Drop for Fixture {
     }
 }
 
-fn start_fixture(fixture: &Path) -> Option<Fixture> {
+/// The fixture at a URL, with `args` after `--listen 127.0.0.1:0`.
+pub(crate) fn start_fixture(fixture: &Path, args: &[&str]) -> Option<Fixture> {
     let mut child = Command::new(fixture)
         .args(["--listen", "127.0.0.1:0"])
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -127,7 +129,12 @@ fn direct(url: &str, runs: usize, warmup: usize) -> Result<Stats, String> {
 }
 
 /// A 2025-11-25 client over stdio (the bridge): echo calls and input rounds.
-fn via_stdio(mut peer: Peer, runs: usize, warmup: usize, forms: usize) -> (Stats, Stats) {
+pub(crate) fn via_stdio(
+    mut peer: Peer,
+    runs: usize,
+    warmup: usize,
+    forms: usize,
+) -> (Stats, Stats) {
     let echo = json!({"name":"echo","arguments":{"text":"hello"}});
     let s = super::calls(std::slice::from_mut(&mut peer), &echo, warmup, runs)[0];
     let form = super::timed(forms, || {
@@ -138,7 +145,7 @@ fn via_stdio(mut peer: Peer, runs: usize, warmup: usize, forms: usize) -> (Stats
 }
 
 /// A URL-form bridge past `initialize` and `notifications/initialized`.
-fn start_url_bridge(bridge: &Path, ca: &str, url: &str) -> Peer {
+pub(crate) fn start_url_bridge(bridge: &Path, ca: &str, url: &str) -> Peer {
     let mut peer = Peer::start(bridge, &["--ca-file", ca, url], false);
     peer.call("initialize", super::init_params());
     peer.send(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
@@ -147,7 +154,7 @@ fn start_url_bridge(bridge: &Path, ca: &str, url: &str) -> Peer {
 
 /// mcp-remote, with a bound on the whole: its idle memory after `initialize`, then echo calls
 /// and input rounds, each of which must succeed (a failed one is counted and kept).
-fn remote(
+pub(crate) fn remote(
     proxy: &Path,
     url: &str,
     runs: usize,
@@ -209,7 +216,7 @@ fn remote(
 }
 
 /// mcp-remote takes about 10 ms per call: its samples are bounded so that the run stays short.
-const REMOTE_RUNS: usize = 1000;
+pub(crate) const REMOTE_RUNS: usize = 1000;
 
 pub fn measure(
     fixture: &Path,
@@ -218,7 +225,7 @@ pub fn measure(
     warmup: usize,
     forms: usize,
 ) -> Option<UrlFigures> {
-    let fx = start_fixture(fixture)?;
+    let fx = start_fixture(fixture, &[])?;
     let direct = match direct(&fx.url, runs, warmup) {
         Ok(s) => s,
         Err(e) => {
