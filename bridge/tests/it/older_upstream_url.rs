@@ -89,6 +89,12 @@ fn l4_a_400_to_the_discover_post_is_an_older_server_whose_session_serves_and_is_
         "{}",
         b.stderr()
     );
+    // The DELETE at the stop ended the session: the fixture's hook finds none left.
+    assert_eq!(
+        post_plain(&fixture.url, "/fixture/expire-sessions"),
+        "HTTP/1.1 204 No Content"
+    );
+    fixture.expect_text("ended 0 sessions (/fixture/expire-sessions)");
 }
 
 #[test]
@@ -116,6 +122,31 @@ fn l4_an_expired_session_is_initialized_again_once_and_the_request_goes_again() 
         "a forced older revision sends no discover:\n{}",
         b.stderr()
     );
+}
+
+/// L4: a server may close a POST's event stream before its response (the polling of
+/// 2025-11-25: the Python SDK's `close_sse_stream`, with its event store); the bridge reads
+/// on with a GET and `Last-Event-ID` after the server's `retry`: the progress after the close
+/// and the result reach VS Code, each once.
+#[test]
+fn l4_an_event_stream_closed_before_its_response_is_read_on_with_last_event_id() {
+    let Some(peer) = HttpPeer::py_older() else {
+        return;
+    };
+    let mut b = started(&[], peer.url());
+    let mut frame = call(2, "poll", json!({}));
+    frame["params"]["_meta"] = json!({"progressToken": "p"});
+    b.send(&frame);
+    let (result, notes) = b.response_with_notifications(&json!(2));
+    assert_eq!(text(&result), "polled", "{result}");
+    let steps: Vec<&Value> = notes
+        .iter()
+        .filter(|n| n["method"] == "notifications/progress")
+        .map(|n| &n["params"]["progress"])
+        .collect();
+    assert_eq!(steps, [&json!(1.0), &json!(2.0)], "{notes:?}");
+    b.close_and_expect_exit_0();
+    peer.stop();
 }
 
 #[test]

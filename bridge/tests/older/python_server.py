@@ -9,9 +9,35 @@ import sys
 
 import anyio
 from mcp.server.fastmcp import Context, FastMCP
+from mcp.server.streamable_http import EventMessage, EventStore
 from pydantic import BaseModel
 
-mcp = FastMCP("py-older")
+class MemoryEvents(EventStore):
+    """Every event of the process, for the replay after a GET with Last-Event-ID (HTTP only):
+    with an event store the SDK primes each stream with an event id and lets a tool close its
+    stream early (`ctx.close_sse_stream`, the polling of 2025-11-25)."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, str, object]] = []
+
+    async def store_event(self, stream_id, message):
+        event_id = str(len(self.events) + 1)
+        self.events.append((event_id, stream_id, message))
+        return event_id
+
+    async def replay_events_after(self, last_event_id, send_callback):
+        ids = [event_id for event_id, _, _ in self.events]
+        if last_event_id not in ids:
+            return None
+        at = ids.index(last_event_id)
+        stream_id = self.events[at][1]
+        for event_id, stream, message in self.events[at + 1:]:
+            if stream == stream_id and message is not None:
+                await send_callback(EventMessage(message, event_id))
+        return stream_id
+
+
+mcp = FastMCP("py-older", event_store=MemoryEvents(), retry_interval=100)
 
 
 class Name(BaseModel):
@@ -31,6 +57,17 @@ async def ask_name(ctx: Context) -> str:
     if answer.action == "accept":
         return f"hello {answer.data.name}"
     return f"no name ({answer.action})"
+
+
+@mcp.tool()
+async def poll(ctx: Context) -> str:
+    """Reports progress, closes its event stream (over HTTP: the client reads on with a GET and
+    Last-Event-ID), reports progress again, and answers."""
+    await ctx.report_progress(1, 2)
+    await ctx.close_sse_stream()
+    await anyio.sleep(0.2)
+    await ctx.report_progress(2, 2)
+    return "polled"
 
 
 @mcp.tool()

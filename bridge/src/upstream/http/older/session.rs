@@ -166,23 +166,34 @@ impl Inner {
             )));
         }
         let mut last_id = None;
+        let mut retry = super::stream::RESUME_WAIT;
         let mut events = sse_events(response.bytes_stream(), max);
         while let Some(event) = events.next().await {
             let event = match event {
                 Ok(event) => event,
                 Err(UpstreamError::TransportFailed(why)) => {
-                    return self.resume(last_id, reading, why).await;
+                    return self.resume(last_id, retry, reading, why).await;
                 }
                 Err(error) => return Err(error),
             };
             if event.id.is_some() {
                 last_id = event.id.clone();
             }
+            if let Some(ms) = event.retry {
+                retry = super::stream::retry_of(ms);
+            }
             if let Some(data) = event.data.filter(|d| !d.trim().is_empty())
                 && self.take_message(data.into_bytes(), reading).await
             {
                 return Ok(true);
             }
+        }
+        // L4: a server may close the connection before the response (the polling of
+        // 2025-11-25); with an event id the stream is read on. A request without a response
+        // (a notification's stream) has no id to wait for.
+        if reading.id.is_some() && last_id.is_some() {
+            let why = "the event stream ended before the response".to_owned();
+            return self.resume(last_id, retry, reading, why).await;
         }
         Ok(false)
     }

@@ -20,9 +20,14 @@ use crate::upstream::http::post::{content_type, sse_events};
 /// How often a stream is opened again after it broke without a new event in between.
 const RESUME_ATTEMPTS: u32 = 3;
 /// The wait before a stream is opened again when the server gave no `retry`.
-const RESUME_WAIT: Duration = Duration::from_millis(500);
+pub(super) const RESUME_WAIT: Duration = Duration::from_millis(500);
 /// The longest wait that a `retry` of the server can ask for.
 const RESUME_WAIT_MAX: Duration = Duration::from_secs(5);
+
+/// The wait that a `retry` of `ms` milliseconds asks for, at most [`RESUME_WAIT_MAX`].
+pub(super) fn retry_of(ms: u64) -> Duration {
+    Duration::from_millis(ms).min(RESUME_WAIT_MAX)
+}
 
 /// How one GET of the stream ended.
 enum Opened {
@@ -107,7 +112,7 @@ impl Inner {
                 *last_id = Some(id);
             }
             if let Some(ms) = event.retry {
-                *retry = Duration::from_millis(ms).min(RESUME_WAIT_MAX);
+                *retry = retry_of(ms);
             }
             if let Some(data) = event.data.filter(|d| !d.trim().is_empty()) {
                 self.take_message(data.into_bytes(), &reading).await;
@@ -134,24 +139,29 @@ impl Inner {
             .await
     }
 
-    /// A POST's stream broke (`why`) before the response to `reading.id`: with an event id,
-    /// a GET with `Last-Event-ID` reads on from there, up to [`RESUME_ATTEMPTS`] times;
-    /// without one the request fails with the cause.
+    /// A POST's stream broke or closed (`why`) before the response to `reading.id`: with an
+    /// event id, a GET with `Last-Event-ID` reads on from there after the server's `retry`
+    /// (at most [`RESUME_WAIT_MAX`]), as often as each read brings new events, and up to
+    /// [`RESUME_ATTEMPTS`] times in a row without one; without an id the request fails with
+    /// the cause.
     pub(super) async fn resume(
         &self,
         mut last_id: Option<String>,
+        mut retry: Duration,
         reading: &Reading<'_>,
         why: String,
     ) -> Result<bool, UpstreamError> {
         let broken = || UpstreamError::TransportFailed(why.clone());
-        for _ in 0..RESUME_ATTEMPTS {
+        let mut idle = 0;
+        while idle < RESUME_ATTEMPTS {
             let Some(from) = last_id.clone() else {
                 return Err(broken());
             };
             log::bridge(
                 Level::Debug,
-                "the event stream of a request broke: the bridge resumes it with Last-Event-ID",
+                "the event stream of a request ended before its response: the bridge resumes it with Last-Event-ID",
             );
+            tokio::time::sleep(retry).await;
             let response = self.get_stream(Some(&from)).await?;
             if !response.status().is_success()
                 || !content_type(&response).starts_with("text/event-stream")
@@ -159,10 +169,15 @@ impl Inner {
                 return Err(broken());
             }
             let mut events = sse_events(response.bytes_stream(), self.ctx.opts.max_response_bytes);
+            let mut progressed = false;
             while let Some(event) = events.next().await {
                 let Ok(event) = event else { break };
                 if event.id.is_some() {
                     last_id = event.id.clone();
+                    progressed = true;
+                }
+                if let Some(ms) = event.retry {
+                    retry = retry_of(ms);
                 }
                 if let Some(data) = event.data.filter(|d| !d.trim().is_empty())
                     && self.take_message(data.into_bytes(), reading).await
@@ -170,6 +185,7 @@ impl Inner {
                     return Ok(true);
                 }
             }
+            idle = if progressed { 0 } else { idle + 1 };
         }
         Err(broken())
     }
