@@ -47,21 +47,34 @@ pub struct Server {
 }
 
 /// The protected resource metadata of `mcp`: the first document of the candidate URLs that
-/// answers, whose `resource` covers the MCP URL.
+/// answers, whose `resource` covers the MCP URL; `None` when no candidate has one.
 pub async fn resource(
     http: &reqwest::Client,
     mcp: &Url,
     challenge: &Challenge,
-) -> Result<Resource, Failure> {
+) -> Result<Option<Resource>, Failure> {
     for url in resource_metadata_urls(mcp, challenge.resource_metadata.as_deref()) {
         let Some(doc) = fetch_json(http, &url).await? else {
             continue;
         };
-        return parse_resource(&doc, mcp);
+        return parse_resource(&doc, mcp).map(Some);
     }
-    Err(Failure::Discovery(
-        "the upstream server has no protected resource metadata".into(),
-    ))
+    Ok(None)
+}
+
+/// L4: the resource of a server of revision 2025-03-26, which has no protected resource
+/// metadata: its authorization server is at the origin of its URL (that revision's
+/// authorization base URL), and the tokens are for the MCP URL.
+pub fn resource_at_origin(mcp: &Url) -> Resource {
+    let mut origin = mcp.clone();
+    origin.set_path("");
+    origin.set_query(None);
+    origin.set_fragment(None);
+    Resource {
+        resource: mcp.as_str().to_owned(),
+        authorization_servers: vec![origin],
+        scopes_supported: Vec::new(),
+    }
 }
 
 /// The metadata of the authorization server `issuer`, checked (RFC 8414 §3.3, PKCE S256).

@@ -293,7 +293,16 @@ impl Session {
         challenge: &Challenge,
         stored: Option<&Record>,
     ) -> Result<(), Failure> {
-        let resource = metadata::resource(&self.http, &self.opts.mcp, challenge).await?;
+        let resource = match metadata::resource(&self.http, &self.opts.mcp, challenge).await? {
+            Some(resource) => resource,
+            None => {
+                log::bridge(
+                    Level::Info,
+                    "the upstream server has no protected resource metadata: the bridge asks for the authorization server metadata at its origin (revision 2025-03-26)",
+                );
+                metadata::resource_at_origin(&self.opts.mcp)
+            }
+        };
         let Some(issuer) = resource.authorization_servers.first().cloned() else {
             return Err(Failure::Discovery(
                 "the protected resource metadata names no authorization server".into(),

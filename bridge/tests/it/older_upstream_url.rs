@@ -12,6 +12,11 @@ use std::io::{Read, Write};
 use serde_json::{Value, json};
 use support::http_peers::HttpPeer;
 use support::https_fixture::HttpsFixture;
+use support::oauth::{
+    bridge as oauth_bridge, counters, free_port, initialize_signing_in, oauth_fixture,
+    set_overrides,
+};
+use support::stored::add;
 use support::{Bridge, call, request};
 
 fn text(response: &Value) -> &str {
@@ -147,6 +152,24 @@ fn l4_an_event_stream_closed_before_its_response_is_read_on_with_last_event_id()
     assert_eq!(steps, [&json!(1.0), &json!(2.0)], "{notes:?}");
     b.close_and_expect_exit_0();
     peer.stop();
+}
+
+/// L4: a server of 2025-03-26 has no protected resource metadata (404, and no
+/// `resource_metadata` in its challenge): the bridge signs in at the authorization server of
+/// its origin, and the session serves.
+#[test]
+fn l4_an_older_server_without_resource_metadata_signs_in_at_its_origin() {
+    let fixture = oauth_fixture(&["--revision", "2025-11-25"]);
+    set_overrides(&fixture, &json!({"no_resource_metadata": true}));
+    let mut b = oauth_bridge(&fixture.url, free_port(), &["--no-browser"], &[]);
+    initialize_signing_in(&mut b);
+    add(&mut b);
+    b.expect_line(|l| l.contains("has no protected resource metadata: the bridge asks for the authorization server metadata at its origin"));
+    assert_eq!(
+        counters(&fixture)["token_requests"]["authorization_code"],
+        1
+    );
+    b.close_and_expect_exit_0();
 }
 
 #[test]

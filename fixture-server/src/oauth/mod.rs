@@ -177,6 +177,16 @@ impl AuthServer {
         format!("{}{PRM_PATH}", self.issuer)
     }
 
+    /// The `resource_metadata="…", ` of a challenge; none without the metadata (the override
+    /// `no_resource_metadata`).
+    fn prm_parameter(&self) -> String {
+        if self.overrides().no_resource_metadata {
+            String::new()
+        } else {
+            format!("resource_metadata=\"{}\", ", self.prm_url())
+        }
+    }
+
     fn store(&self) -> std::sync::MutexGuard<'_, Store> {
         lock(&self.store)
     }
@@ -300,6 +310,9 @@ fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
 
 /// RFC 9728 §2: the metadata of the protected resource `/mcp`.
 async fn protected_resource(State(server): State<Arc<AuthServer>>) -> Response {
+    if server.overrides().no_resource_metadata {
+        return (StatusCode::NOT_FOUND, "Not Found").into_response();
+    }
     let servers = server
         .overrides()
         .authorization_servers
@@ -481,14 +494,11 @@ fn decoded_name(value: &str) -> Option<String> {
 fn unauthorized(server: &AuthServer, presented: bool) -> Response {
     let challenge = if presented {
         format!(
-            "Bearer error=\"invalid_token\", error_description=\"The access token is not valid or has expired\", resource_metadata=\"{}\", scope=\"{READ}\"",
-            server.prm_url()
+            "Bearer error=\"invalid_token\", error_description=\"The access token is not valid or has expired\", {}scope=\"{READ}\"",
+            server.prm_parameter()
         )
     } else {
-        format!(
-            "Bearer resource_metadata=\"{}\", scope=\"{READ}\"",
-            server.prm_url()
-        )
+        format!("Bearer {}scope=\"{READ}\"", server.prm_parameter())
     };
     let mut response = Response::new(Body::from(
         "Unauthorized: this server needs an OAuth access token (see WWW-Authenticate)",
@@ -505,8 +515,8 @@ fn unauthorized(server: &AuthServer, presented: bool) -> Response {
 /// 403 `insufficient_scope` with the scopes that the request needs.
 fn forbidden(server: &AuthServer, description: &str, scope: &str) -> Response {
     let challenge = format!(
-        "Bearer error=\"insufficient_scope\", error_description=\"{description}\", resource_metadata=\"{}\", scope=\"{scope}\"",
-        server.prm_url()
+        "Bearer error=\"insufficient_scope\", error_description=\"{description}\", {}scope=\"{scope}\"",
+        server.prm_parameter()
     );
     let body = json!({"error": "insufficient_scope", "error_description": description});
     let mut response = json_response(StatusCode::FORBIDDEN, &body);

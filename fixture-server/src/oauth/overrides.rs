@@ -1,7 +1,8 @@
 //! `POST /fixture/overrides`: what a test changes while the fixture runs, so that the same
 //! MCP URL (and the sign-in that a bridge stored for it) meets other metadata at its next
 //! start: the protected resource metadata naming another authorization server, an
-//! authorization endpoint on another origin, no `iss` (RFC 9207), refused access tokens, the
+//! authorization endpoint on another origin, no `iss` (RFC 9207), no protected resource
+//! metadata (revision 2025-03-26), refused access tokens, the
 //! `expires_in` of the token responses, and the `resource` that `/authorize` accepts. The body replaces the
 //! earlier overrides; `{}` clears them.
 use std::sync::Arc;
@@ -27,6 +28,11 @@ pub struct Overrides {
     /// the redirects (a server without RFC 9207).
     #[serde(default)]
     pub no_iss: bool,
+    /// No protected resource metadata (its URLs answer 404) and no `resource_metadata` in the
+    /// challenges: a server of revision 2025-03-26, whose authorization server metadata is at
+    /// the origin of its URL.
+    #[serde(default)]
+    pub no_resource_metadata: bool,
     /// `/mcp` refuses every access token as not valid (401 `invalid_token`), as after a
     /// revocation.
     #[serde(default)]
