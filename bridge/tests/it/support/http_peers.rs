@@ -37,21 +37,27 @@ pub struct HttpPeer {
 impl HttpPeer {
     /// The TypeScript SDK v2 server, or `None` outside CI when node or the package is missing.
     pub fn ts_v2() -> Option<HttpPeer> {
+        Self::node("server", &["ts-v2-http-server.mjs"], "ts-v2-http-server")
+    }
+
+    /// A script of tests/interop run with node (`args`: the script and its arguments), when
+    /// the npm package `@modelcontextprotocol/<package>` of ci/install-peers.sh is there.
+    fn node(package: &str, args: &[&str], name: &'static str) -> Option<HttpPeer> {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests")
             .join("interop");
-        let package = dir
+        let installed = dir
             .join("node_modules")
             .join("@modelcontextprotocol")
-            .join("server");
-        if !package.is_dir() {
-            return skipped(
-                "@modelcontextprotocol/server is not installed (run ci/install-peers.sh)",
-            );
+            .join(package);
+        if !installed.is_dir() {
+            return skipped(&format!(
+                "@modelcontextprotocol/{package} is not installed (run ci/install-peers.sh)"
+            ));
         }
         let mut command = Command::new("node");
-        command.current_dir(&dir).arg("ts-v2-http-server.mjs");
-        Self::spawn("ts-v2-http-server", command)
+        command.current_dir(&dir).args(args);
+        Self::spawn(name, command)
     }
 
     /// L4: the FastMCP server of the Python SDK 1.30 (revision 2025-11-25,
@@ -81,21 +87,7 @@ impl HttpPeer {
     /// `--http`, Streamable HTTP with sessions), or `None` outside CI when the package is
     /// missing.
     pub fn ts_v1() -> Option<HttpPeer> {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests")
-            .join("interop");
-        let package = dir
-            .join("node_modules")
-            .join("@modelcontextprotocol")
-            .join("sdk");
-        if !package.is_dir() {
-            return skipped("@modelcontextprotocol/sdk is not installed (run ci/install-peers.sh)");
-        }
-        let mut command = Command::new("node");
-        command
-            .current_dir(&dir)
-            .args(["ts-v1-server.mjs", "--http"]);
-        Self::spawn("ts-v1-older-http", command)
+        Self::node("sdk", &["ts-v1-server.mjs", "--http"], "ts-v1-older-http")
     }
 
     /// rmcp's Streamable HTTP server, or `None` outside CI when the example is not built.
