@@ -26,7 +26,8 @@ pub enum Ca {
 }
 
 /// The setup of an HTTPS upstream: `{"https": [args…]}` (the arguments alone) or
-/// `{"https": {"args": [args…], "ca": "trusted"|"untrusted"|"none", "sign_in": bool}}`.
+/// `{"https": {"args": [args…], "ca": "trusted"|"untrusted"|"none", "sign_in": bool,
+/// "path": "/sse"}}`.
 #[derive(Debug, Clone, Default, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Https {
@@ -36,6 +37,9 @@ pub struct Https {
     /// The fixture's sign-in (`--oauth`): the bridge signs in, and a test browser follows
     /// each sign-in line (crate::sign_in).
     pub sign_in: bool,
+    /// The path that the bridge gets instead of the fixture's `/mcp`: `/sse` for the HTTP+SSE
+    /// transport of 2024-11-05 (with `--revision 2025-11-25`).
+    pub path: Option<String>,
 }
 
 /// The CA certificates of the test PKI (`certs/` of the workspace), built in so that an
@@ -90,7 +94,10 @@ impl Https {
             args.push("--ca-file".into());
             args.push(certs_dir().join(file).to_string_lossy().into_owned());
         }
-        args.push(url.to_string());
+        match (&self.path, url.strip_suffix("/mcp")) {
+            (Some(path), Some(origin)) => args.push(format!("{origin}{path}")),
+            _ => args.push(url.to_string()),
+        }
         args
     }
 }
@@ -243,6 +250,11 @@ mod tests {
         assert_eq!(args[0], "--ca-file");
         assert!(args[1].ends_with("untrusted-ca.crt"));
         assert_eq!(args[2], "https://127.0.0.1:1/mcp");
+        let sse = parse(&json!({"args": [], "path": "/sse"})).unwrap_or_default();
+        assert_eq!(
+            sse.bridge_args("https://127.0.0.1:1/mcp")[2],
+            "https://127.0.0.1:1/sse"
+        );
         assert!(parse(&json!({"ca": "x"})).is_err());
         assert!(parse(&json!("x")).is_err());
     }
