@@ -356,6 +356,9 @@ impl Report {
 async fn run(plan: &Plan) -> Report {
     let (path, path_reason) = via::choose(plan).await;
     let mut report = run_path(plan, path, path_reason).await;
+    if path == Path::Bridge {
+        report.upstream_revision = relayed_revision(&report.runs);
+    }
     // An older server that VS Code talks to directly: the report also says what the bridge
     // makes of it (it relays an older server, with its repairs), for an author who puts it
     // in front. Only the direct path decides the exit code.
@@ -372,6 +375,16 @@ async fn run(plan: &Plan) -> Report {
         report.bridged = Some(Box::new(bridged));
     }
     report
+}
+
+/// Through the bridge: the revision of an older upstream, from the bridge's line `the upstream
+/// server speaks revision <r>: the bridge relays it` (docs/stderr.md); `None` for 2026-07-28.
+fn relayed_revision(runs: &[probe::Run]) -> Option<String> {
+    runs.iter().flat_map(|r| r.stderr.iter()).find_map(|line| {
+        let rest = line.split("the upstream server speaks revision ").nth(1)?;
+        let (revision, _) = rest.split_once(':')?;
+        Some(revision.to_string())
+    })
 }
 
 /// The check of one path, for each profile of the plan.

@@ -239,6 +239,12 @@ fn an_older_server_is_checked_directly_and_also_through_the_bridge() {
         &older_fixture(),
     );
     assert!(only.json()["through_bridge"].is_null());
+    // --via bridge names the revision that the bridge relays, read from its line.
+    let bridged = check_cmd(
+        &["--json", "--via", "bridge", "--profile", "local"],
+        &older_fixture(),
+    );
+    assert_eq!(bridged.json()["server"]["revision"], "2025-11-25");
 }
 
 /// A 2025-11-25 server with a problem of each kind, spoken to directly.
