@@ -88,8 +88,6 @@ pub(crate) async fn exchange_body(
     };
     let uid = call.id();
     let mut times = Times::new(started, timeout);
-    // The connection's tick is earlier than this timer: its registration wakes nobody.
-    super::tick::Tick::touch(&shared.tick);
     // One timer for the limit and the "still waiting" lines, reset at each of its times.
     let timer = tokio::time::sleep_until(times.next());
     tokio::pin!(timer);

@@ -9,7 +9,7 @@
 //! files use), [`dispatch`] each line and event, [`order`] the
 //! one writer's ordering guarantees, [`initialize`] and [`request`] the request tasks, with
 //! [`exchange`] one upstream exchange and [`rounds`] the input rounds (M2), [`listener`] the
-//! listen stream (M3), [`stop`] the two stop sequences, [`tick`] the timer that keeps the exchanges' timers cheap.
+//! listen stream (M3), [`stop`] the two stop sequences.
 
 pub mod client_requests;
 mod consent;
@@ -27,7 +27,6 @@ pub mod rounds;
 #[cfg(test)]
 mod scripted_peers;
 mod stop;
-mod tick;
 
 use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -113,8 +112,6 @@ pub(crate) struct Shared {
     pub(crate) initialized: std::sync::atomic::AtomicBool,
     /// L2: the relay of an older upstream server, set once before its `initialize` result.
     pub(crate) relay: std::sync::OnceLock<Arc<relay::Relay>>,
-    /// The timer kept pending while requests come (a hot-path choice of bridge/README.md).
-    pub(crate) tick: Arc<tick::Tick>,
 }
 
 impl Shared {
@@ -212,7 +209,6 @@ where
         listener: listener::Listener::default(),
         initialized: std::sync::atomic::AtomicBool::new(false),
         relay: std::sync::OnceLock::new(),
-        tick: Arc::default(),
     });
     if let Some(sign_in) = &shared.opts.sign_in {
         sign_in.gate().attach(consent::FrontConsent::new(&shared));

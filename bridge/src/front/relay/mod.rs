@@ -412,8 +412,6 @@ pub(crate) fn forward(shared: &Arc<Shared>, relay: &Arc<Relay>, slot: Slot, para
         MethodClass::Forward(kind) => kind.timeout(),
         _ => LIST_TIMEOUT,
     };
-    // The connection's tick is earlier than the timer below: its registration wakes nobody.
-    super::tick::Tick::touch(&shared.tick);
     let shared = Arc::clone(shared);
     let relay = Arc::clone(relay);
     shared.clone().tasks.spawn(async move {

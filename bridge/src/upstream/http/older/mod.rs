@@ -28,6 +28,16 @@ use crate::log::{self, Level};
 use crate::sync::lock;
 use crate::upstream::{RelayLink, TransportEvent, UpstreamError};
 
+/// The wait before a stream is read on when the server gave no `retry` ([`stream`]).
+const RESUME_WAIT: Duration = Duration::from_millis(500);
+/// The longest wait that a `retry` of the server can ask for.
+const RESUME_WAIT_MAX: Duration = Duration::from_secs(5);
+
+/// The wait that a `retry` of `ms` milliseconds asks for, at most [`RESUME_WAIT_MAX`].
+fn retry_of(ms: u64) -> Duration {
+    Duration::from_millis(ms).min(RESUME_WAIT_MAX)
+}
+
 /// L4: the statuses of the `initialize` POST that mean a server of 2024-11-05.
 const FALLBACK_STATUSES: [u16; 3] = [400, 404, 405];
 

@@ -166,7 +166,7 @@ impl Inner {
             )));
         }
         let mut last_id = None;
-        let mut retry = super::stream::RESUME_WAIT;
+        let mut retry = super::RESUME_WAIT;
         let mut events = sse_events(response.bytes_stream(), max);
         while let Some(event) = events.next().await {
             let event = match event {
@@ -180,7 +180,7 @@ impl Inner {
                 last_id = event.id.clone();
             }
             if let Some(ms) = event.retry {
-                retry = super::stream::retry_of(ms);
+                retry = super::retry_of(ms);
             }
             if let Some(data) = event.data.filter(|d| !d.trim().is_empty())
                 && self.take_message(data.into_bytes(), reading).await

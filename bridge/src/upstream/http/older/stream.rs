@@ -10,8 +10,8 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use reqwest::StatusCode;
 
-use super::Inner;
 use super::session::Reading;
+use super::{Inner, RESUME_WAIT, retry_of};
 use crate::log::{self, Level};
 use crate::sync::lock;
 use crate::upstream::UpstreamError;
@@ -19,15 +19,6 @@ use crate::upstream::http::post::{content_type, sse_events};
 
 /// How often a stream is opened again after it broke without a new event in between.
 const RESUME_ATTEMPTS: u32 = 3;
-/// The wait before a stream is opened again when the server gave no `retry`.
-pub(super) const RESUME_WAIT: Duration = Duration::from_millis(500);
-/// The longest wait that a `retry` of the server can ask for.
-const RESUME_WAIT_MAX: Duration = Duration::from_secs(5);
-
-/// The wait that a `retry` of `ms` milliseconds asks for, at most [`RESUME_WAIT_MAX`].
-pub(super) fn retry_of(ms: u64) -> Duration {
-    Duration::from_millis(ms).min(RESUME_WAIT_MAX)
-}
 
 /// How one GET of the stream ended.
 enum Opened {
@@ -141,7 +132,7 @@ impl Inner {
 
     /// A POST's stream broke or closed (`why`) before the response to `reading.id`: with an
     /// event id, a GET with `Last-Event-ID` reads on from there after the server's `retry`
-    /// (at most [`RESUME_WAIT_MAX`]), as often as each read brings new events, and up to
+    /// (at most [`super::RESUME_WAIT_MAX`]), as often as each read brings new events, and up to
     /// [`RESUME_ATTEMPTS`] times in a row without one; without an id the request fails with
     /// the cause.
     pub(super) async fn resume(
