@@ -8,6 +8,7 @@
 //! scenario's description. The input requests (elicitation, sampling, roots) are rounds of
 //! revision 2026-07-28 (`InputRequiredResult`): the fixture is a 2026-07-28 server, and the
 //! bridge turns them into the requests of 2025-11-25 for VS Code.
+pub mod forms;
 pub mod prompts;
 pub mod resources;
 pub mod tools;

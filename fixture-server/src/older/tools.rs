@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::Older;
 use crate::call::{Fail, Outcome, no_input, tool};
-use crate::conformance::tools as conformance;
+use crate::conformance::forms as conformance;
 use crate::envelope::{Capabilities, need_form, need_roots, need_sampling, need_url};
 use crate::json::{arguments, text_result, tool_error, typed};
 use crate::mrtr;
@@ -225,7 +225,7 @@ impl Ask<'_> {
     /// `--conformance`: the tools of the 2025-11-25 scenarios that ask the client
     /// (`tools-call-sampling`, `tools-call-elicitation`, `elicitation-sep1034-defaults`,
     /// `elicitation-sep1330-enums`), with the same texts as the input rounds of 2026-07-28
-    /// (`crate::conformance::tools`); `None` for any other tool.
+    /// (`crate::conformance::forms`); `None` for any other tool.
     async fn conformance(&self, name: &str, arguments: Option<&JsonObject>) -> Option<Outcome> {
         if name == "test_sampling" {
             return Some(self.conformance_sampling(arguments).await);

@@ -356,22 +356,12 @@ impl Report {
 async fn run(plan: &Plan) -> Report {
     let (path, path_reason) = via::choose(plan).await;
     let mut report = run_path(plan, path, path_reason).await;
-    if path == Path::Bridge {
-        report.upstream_revision = relayed_revision(&report.runs);
-    }
     // An older server that VS Code talks to directly: the report also says what the bridge
     // makes of it (it relays an older server, with its repairs), for an author who puts it
     // in front. Only the direct path decides the exit code.
     if path == Path::Direct && plan.via == Via::Auto {
         let why = "the same server through the bridge, which relays an older server and repairs what VS Code would refuse";
-        let mut bridged = run_path(plan, Path::Bridge, why.into()).await;
-        bridged.upstream_revision = report
-            .runs
-            .iter()
-            .find_map(|r| r.init.as_ref())
-            .and_then(|init| init.get("protocolVersion"))
-            .and_then(Value::as_str)
-            .map(str::to_string);
+        let bridged = run_path(plan, Path::Bridge, why.into()).await;
         report.bridged = Some(Box::new(bridged));
     }
     report
@@ -430,6 +420,10 @@ async fn run_path(plan: &Plan, path: Path, path_reason: String) -> Report {
     };
     problems.extend(icons);
     dedup(&mut problems);
+    let upstream_revision = match path {
+        Path::Bridge => relayed_revision(&runs),
+        Path::Direct => None,
+    };
     Report {
         target: plan.target.describe(),
         path,
@@ -439,7 +433,7 @@ async fn run_path(plan: &Plan, path: Path, path_reason: String) -> Report {
         problems,
         repairs,
         bridged: None,
-        upstream_revision: None,
+        upstream_revision,
         total_ms: t0.elapsed().as_millis(),
         missing: Vec::new(),
         expectations: (Vec::new(), Vec::new()),
