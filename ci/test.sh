@@ -169,6 +169,13 @@ step_sweep() {
 if [ "$#" -eq 0 ]; then
   set -- "${STEPS[@]}"
 fi
+# Each step's seconds, printed after it and together at the end: what a change to CI's
+# length costs or saves is read from these lines.
+times=()
 for step in "$@"; do
+  started=$SECONDS
   "step_$step"
+  times+=("$step $((SECONDS - started))")
+  echo "== $step: $((SECONDS - started)) s"
 done
+echo "== seconds per step: ${times[*]}"

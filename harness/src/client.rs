@@ -87,9 +87,19 @@ async fn await_response(
             Next::Frame(f) => f,
             Next::Eof => {
                 // How the bridge ended, for the report: under wine a POSIX signal can only
-                // come from wine itself (ci/windows.sh reruns such a transcript once).
+                // come from wine itself, and so can an end without a line, as the bridge
+                // writes one for each exit code but 0 (ci/windows.sh reruns such a
+                // transcript once).
                 let ended = match s.bridge.wait_exit(Duration::from_secs(2)).await {
-                    Some((status, _)) => format!("it ended with {}", describe(&status)),
+                    Some((status, _)) => {
+                        s.bridge.read_stderr_to_end().await;
+                        let silent = if s.bridge.stderr.snapshot().is_empty() {
+                            ", with nothing on stderr"
+                        } else {
+                            ""
+                        };
+                        format!("it ended with {}{silent}", describe(&status))
+                    }
                     None => "it still runs".to_string(),
                 };
                 return Err(Failure::msg(format!(

@@ -47,6 +47,9 @@ pub struct Bridge {
     stdin: Option<ChildStdin>,
     pub stdout: mpsc::UnboundedReceiver<Line>,
     pub stderr: Stderr,
+    /// The reader of stderr, which ends at the end of the pipe: awaited at the cleanup, so
+    /// that a report holds the last lines of a bridge that has just ended.
+    stderr_reader: Option<tokio::task::JoinHandle<()>>,
     /// Every byte of stdout as it came, kept for the secret sweep (`ci/sweep.sh`).
     pub stdout_kept: Arc<Mutex<Vec<u8>>>,
     pub tag: String,
@@ -91,7 +94,7 @@ impl Bridge {
         tokio::spawn(read_stdout(out, tx, stdout_kept.clone()));
         let lines = Arc::new(Mutex::new(Vec::new()));
         let (ctx, crx) = watch::channel(0usize);
-        tokio::spawn(read_stderr(err, lines.clone(), ctx));
+        let stderr_reader = Some(tokio::spawn(read_stderr(err, lines.clone(), ctx)));
         Ok(Self {
             child,
             pid,
@@ -101,6 +104,7 @@ impl Bridge {
                 lines,
                 changed: crx,
             },
+            stderr_reader,
             stdout_kept,
             tag: tag.to_string(),
             exit: None,
@@ -166,7 +170,9 @@ impl Bridge {
         }
     }
 
-    /// Kills everything of the tree that is left (the end of every transcript).
+    /// Kills everything of the tree that is left (the end of every transcript), then reads
+    /// stderr to its end: a bridge that ended at once (for example because its upstream could
+    /// not start) wrote its last line just before, and the report must show it.
     pub async fn cleanup(&mut self) {
         self.close_stdin();
         if self.exit.is_none() {
@@ -174,6 +180,15 @@ impl Bridge {
             self.wait_exit(Duration::from_secs(2)).await;
         }
         kill_tree(&self.tag);
+        self.read_stderr_to_end().await;
+    }
+
+    /// Waits until stderr has been read to its end, within a bound: a process that is not the
+    /// bridge (its upstream, or one outside the tree) can still hold the pipe open.
+    pub async fn read_stderr_to_end(&mut self) {
+        if let Some(reader) = self.stderr_reader.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(2), reader).await;
+        }
     }
 }
 

@@ -96,10 +96,15 @@ fn sign_in_with_the_keychain() {
         "{stderr}"
     );
     setup.sign_in(&[]);
+    // A sign-in that no index names (an update of the index that two bridges lost), in two
+    // parts: `logout --all` finds it by a search of the keychain and deletes both.
+    let lost = "0123456789abcdef0123456789abcdef01234567";
+    support::keychain::plant(lost, b"the first part");
+    support::keychain::plant(&format!("{lost}/1"), b"the second part");
     let (code, stderr) = setup.logout(&["--all"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(
-        stderr.contains("logout deleted 1 stored sign-ins"),
+        stderr.contains("logout deleted 2 stored sign-ins"),
         "{stderr}"
     );
     assert!(

@@ -13,4 +13,5 @@ mod check;
 mod check_ids;
 mod check_report;
 mod doc_paths;
+mod early_end;
 mod relay_tcp;

@@ -25,6 +25,12 @@ pub trait Entries: Send + Sync {
     /// Holds other processes off the index while it is read, changed and written; `None`
     /// where the store has no such lock (a keychain).
     fn lock(&self) -> Result<Option<Box<dyn Send>>, StoreError>;
+    /// After the indexed entries and the index are gone (`logout --all`): deletes the entries
+    /// that are left where the store can find them without the index; the number of sign-ins
+    /// deleted. The files need none: `logout --all` deletes the token directory.
+    fn remove_rest(&self) -> Result<usize, StoreError> {
+        Ok(0)
+    }
 }
 
 /// Records and the index over [`Entries`].
@@ -158,7 +164,7 @@ impl<E: Entries> TokenStore for Indexed<E> {
             }
         }
         self.entries.remove(INDEX_KEY)?;
-        Ok(deleted)
+        Ok(deleted + self.entries.remove_rest()?)
     }
 }
 

@@ -18,6 +18,8 @@ pub trait Credentials: Send + Sync {
     fn set(&self, user: &str, bytes: &[u8]) -> Result<(), StoreError>;
     /// True when there was a credential.
     fn delete(&self, user: &str) -> Result<bool, StoreError>;
+    /// The user names of every credential of the service, also of those that no index names.
+    fn users(&self) -> Result<Vec<String>, StoreError>;
 }
 
 /// Entries in a keychain.
@@ -117,6 +119,19 @@ impl<C: Credentials> Entries for Keychain<C> {
         Ok(deleted)
     }
 
+    /// Every credential of the service that is left: a sign-in whose entry of the index was
+    /// lost (two bridges that changed the index at once), or the parts of an entry that a
+    /// failed write left. The number of sign-ins (first credentials) deleted.
+    fn remove_rest(&self) -> Result<usize, StoreError> {
+        let mut records = 0;
+        for user in self.credentials.users()? {
+            if self.credentials.delete(&user)? && !user.contains('/') {
+                records += 1;
+            }
+        }
+        Ok(records)
+    }
+
     /// A keychain has no lock for the index: two bridges that change it at the same moment
     /// can lose one entry, and `logout` then finds that sign-in through the server's metadata.
     fn lock(&self) -> Result<Option<Box<dyn Send>>, StoreError> {
@@ -156,6 +171,9 @@ mod tests {
         }
         fn delete(&self, user: &str) -> Result<bool, StoreError> {
             Ok(self.map.lock().expect("lock").remove(user).is_some())
+        }
+        fn users(&self) -> Result<Vec<String>, StoreError> {
+            Ok(self.map.lock().expect("lock").keys().cloned().collect())
         }
     }
 
@@ -210,6 +228,23 @@ mod tests {
             users(&store).is_empty(),
             "the index went with the last record"
         );
+    }
+
+    #[test]
+    fn clear_deletes_the_credentials_that_no_index_names() {
+        let store = keychain(512);
+        store.save("indexed", &record("a")).expect("save");
+        // A sign-in in three parts whose entry of the index was lost.
+        store
+            .entries()
+            .put(
+                "lost",
+                &serde_json::to_vec(&record(&"b".repeat(1200))).expect("json"),
+            )
+            .expect("put");
+        assert!(users(&store).len() >= 5, "{:?}", users(&store));
+        assert_eq!(store.clear(), Ok(2), "the indexed one and the lost one");
+        assert_eq!(users(&store), Vec::<String>::new());
     }
 
     #[test]

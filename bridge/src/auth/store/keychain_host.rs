@@ -30,21 +30,15 @@ impl HostCredentials {
     }
 
     /// Runs `op` on a thread of its own, for at most the answer time.
-    fn call<T: Send + 'static>(
+    fn run<T: Send + 'static>(
         &self,
-        op: impl FnOnce(keyring::Entry) -> Result<T, StoreError> + Send + 'static,
-        user: &str,
+        op: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
         let (tx, rx) = mpsc::channel();
-        let user = user.to_owned();
         std::thread::Builder::new()
             .name("keychain".into())
             .spawn(move || {
-                let result = no_prompt().and_then(|()| {
-                    let entry = keyring::Entry::new(KEYCHAIN_SERVICE, &user).map_err(describe)?;
-                    op(entry)
-                });
-                let _ = tx.send(result);
+                let _ = tx.send(no_prompt().and_then(|()| op()));
             })
             .map_err(|e| StoreError(format!("cannot start a thread for the keychain: {e}")))?;
         rx.recv_timeout(self.answer_time).map_err(|_| {
@@ -53,6 +47,16 @@ impl HostCredentials {
                 self.answer_time.as_secs()
             ))
         })?
+    }
+
+    /// Runs `op` on the credential of `user`, as [`HostCredentials::run`] does.
+    fn call<T: Send + 'static>(
+        &self,
+        op: impl FnOnce(keyring::Entry) -> Result<T, StoreError> + Send + 'static,
+        user: &str,
+    ) -> Result<T, StoreError> {
+        let user = user.to_owned();
+        self.run(move || op(keyring::Entry::new(KEYCHAIN_SERVICE, &user).map_err(describe)?))
     }
 }
 
@@ -91,6 +95,31 @@ impl Credentials for HostCredentials {
             },
             user,
         )
+    }
+
+    /// A search of the host's keychain (keyring-core's, in the store that keyring set up):
+    /// the Secret Service and the macOS Keychain by the attribute `service`, the Credential
+    /// Manager by a pattern of the target name, which is `<user>.<service>`. Only the
+    /// credentials whose service is the bridge's are kept.
+    fn users(&self) -> Result<Vec<String>, StoreError> {
+        self.run(|| {
+            if keyring::Entry::store_status().is_err() {
+                return Err(describe(keyring::Error::NoDefaultStore));
+            }
+            #[cfg(windows)]
+            let pattern = format!(r"\.{KEYCHAIN_SERVICE}$");
+            #[cfg(windows)]
+            let spec = std::collections::HashMap::from([("pattern", pattern.as_str())]);
+            #[cfg(not(windows))]
+            let spec = std::collections::HashMap::from([("service", KEYCHAIN_SERVICE)]);
+            let found = keyring_core::Entry::search(&spec).map_err(describe)?;
+            Ok(found
+                .iter()
+                .filter_map(keyring_core::Entry::get_specifiers)
+                .filter(|(service, _)| service == KEYCHAIN_SERVICE)
+                .map(|(_, user)| user)
+                .collect())
+        })
     }
 }
 

@@ -23,6 +23,24 @@ pub fn users() -> Vec<String> {
         .collect()
 }
 
+/// Writes a credential of the service under `user` into the default collection, as the
+/// bridge's keychain store writes one (the attributes `service` and `username`), but with no
+/// entry in the bridge's index.
+pub fn plant(user: &str, secret: &[u8]) {
+    let service = SecretService::connect(EncryptionType::Plain).expect("connect");
+    service
+        .get_default_collection()
+        .expect("default collection")
+        .create_item(
+            "planted by the test",
+            std::collections::HashMap::from([("service", SERVICE), ("username", user)]),
+            secret,
+            true,
+            "application/octet-stream",
+        )
+        .expect("create the item");
+}
+
 /// Locks the default collection.
 pub fn lock_default_collection() {
     let service = SecretService::connect(EncryptionType::Plain).expect("connect");
