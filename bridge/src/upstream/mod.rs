@@ -62,7 +62,10 @@ impl fmt::Display for Ended {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ExitInfo {
     Code(i32),
-    #[cfg_attr(windows, expect(dead_code, reason = "a Windows process ends with a code only"))]
+    #[cfg_attr(
+        windows,
+        expect(dead_code, reason = "a Windows process ends with a code only")
+    )]
     Signal(i32),
     Unknown,
 }
