@@ -9,7 +9,6 @@ use serde_json::{Map, Value, json};
 
 use crate::format::{ClientStep, Mode, Profile, list_method};
 use crate::pattern;
-use crate::process::describe;
 use crate::profile::{copilot_discover, initialize_params, notification, request};
 use crate::report::Failure;
 use crate::session::{Next, Session};
@@ -86,24 +85,9 @@ async fn await_response(
         let f = match s.next_frame(left).await? {
             Next::Frame(f) => f,
             Next::Eof => {
-                // How the bridge ended, for the report: under wine a POSIX signal can only
-                // come from wine itself, and so can an end without a line, as the bridge
-                // writes one for each exit code but 0 (ci/windows.sh reruns such a
-                // transcript once).
-                let ended = match s.bridge.wait_exit(Duration::from_secs(2)).await {
-                    Some((status, _)) => {
-                        s.bridge.read_stderr_to_end().await;
-                        let silent = if s.bridge.stderr.snapshot().is_empty() {
-                            ", with nothing on stderr"
-                        } else {
-                            ""
-                        };
-                        format!("it ended with {}{silent}", describe(&status))
-                    }
-                    None => "it still runs".to_string(),
-                };
+                // How the bridge ended is a line of the report (runner.rs).
                 return Err(Failure::msg(format!(
-                    "the bridge's stdout ended before the response to {id} ({ended})"
+                    "the bridge's stdout ended before the response to {id}"
                 )));
             }
             Next::Timeout => {

@@ -183,6 +183,20 @@ impl Bridge {
         self.read_stderr_to_end().await;
     }
 
+    /// How the bridge ended, for a report: `code 1` or `signal 9`, then `, with nothing on
+    /// stderr` when it wrote no line (stderr read to its end first); `None` while it runs.
+    /// Under wine either end without a line is wine's: the bridge writes a line before each
+    /// exit code but 0, and a Windows program has no POSIX signal (ci/windows.sh).
+    pub async fn how_it_ended(&mut self, bound: Duration) -> Option<String> {
+        let (status, _) = self.wait_exit(bound).await?;
+        self.read_stderr_to_end().await;
+        let silent = match self.stderr.snapshot().is_empty() {
+            true => ", with nothing on stderr",
+            false => "",
+        };
+        Some(format!("{}{silent}", describe(&status)))
+    }
+
     /// Waits until stderr has been read to its end, within a bound: a process that is not the
     /// bridge (its upstream, or one outside the tree) can still hold the pipe open.
     pub async fn read_stderr_to_end(&mut self) {

@@ -41,6 +41,9 @@ pub struct Report<'a> {
     pub failure: &'a Failure,
     /// The last frames of the exchange, oldest first, each with its direction.
     pub context: Vec<String>,
+    /// How the bridge ended when its stdout ended during the transcript (`code 1`,
+    /// `signal 9`, with `, with nothing on stderr` when it wrote no line).
+    pub ended: Option<String>,
     pub stderr_tail: Vec<String>,
 }
 
@@ -120,6 +123,9 @@ impl std::fmt::Display for Report<'_> {
                 }
             }
             _ => {}
+        }
+        if let Some(ended) = &self.ended {
+            writeln!(f, "  the bridge ended with {ended}")?;
         }
         if !self.stderr_tail.is_empty() {
             writeln!(f, "  last stderr lines:")?;

@@ -13,6 +13,9 @@ use crate::report::{Failure, Report};
 use crate::session::{Binaries, Next, Session};
 use crate::upstream::Event;
 
+/// How long a report waits for the exit of a bridge whose stdout ended.
+const ENDED_BOUND: Duration = Duration::from_secs(2);
+
 /// The outcome of one transcript.
 pub struct Outcome {
     pub path: String,
@@ -56,6 +59,7 @@ pub async fn run(t: &Transcript, bins: &Binaries, schemas: Schemas, verbose: boo
                 line: None,
                 failure: &f,
                 context: vec![],
+                ended: None,
                 stderr_tail: vec![],
             }
             .to_string();
@@ -91,6 +95,12 @@ pub async fn run(t: &Transcript, bins: &Binaries, schemas: Schemas, verbose: boo
             break;
         }
     }
+    // How the bridge ended, for the report of a failure after the end of its stdout: read
+    // before the cleanup kills whatever still runs.
+    let ended = match (&failed, session.stdout_done) {
+        (Some(_), true) => session.bridge.how_it_ended(ENDED_BOUND).await,
+        _ => None,
+    };
     // The end: whatever the transcript did, the tree goes, and the last frames are checked too.
     session.bridge.cleanup().await;
     if failed.is_none() {
@@ -134,6 +144,7 @@ pub async fn run(t: &Transcript, bins: &Binaries, schemas: Schemas, verbose: boo
             line: step.map(|s| (s.line, s.text.as_str())),
             failure: &f,
             context,
+            ended,
             stderr_tail,
         }
         .to_string()

@@ -39,7 +39,7 @@ fn a_bridge_that_ends_without_a_line_is_reported_as_silent() {
     // It reads the first request, as the wine process did, so that the request is written.
     let report = replay_against("silent", "read -r request\nexit 1");
     assert!(
-        report.contains("(it ended with code 1, with nothing on stderr)"),
+        report.contains("\n  the bridge ended with code 1, with nothing on stderr\n"),
         "{report}"
     );
 }
@@ -53,7 +53,10 @@ fn the_last_line_of_a_bridge_that_ends_at_once_is_in_the_report() {
         "line",
         "read -r request\nexec 1>&-\nenv -u MCP_HARNESS_TAG sh -c \"sleep 0.5; echo 'mcp-bridge-vscode: bridge: error: the upstream could not start' >&2\" &\nexit 1",
     );
-    assert!(report.contains("(it ended with code 1)"), "{report}");
+    assert!(
+        report.contains("\n  the bridge ended with code 1\n"),
+        "{report}"
+    );
     assert!(
         report.contains(
             "last stderr lines:\n    mcp-bridge-vscode: bridge: error: the upstream could not start"
