@@ -22,16 +22,24 @@ fn replay_against(name: &str, body: &str) -> String {
     )
     .unwrap();
     let fixture = crate::bins::fixture();
-    let out = Command::new(crate::bins::harness())
+    let mut command = Command::new(crate::bins::harness());
+    command
         .env("MCP_BRIDGE_BIN", &bridge)
         .env("BRIDGE_FIXTURE_SERVER", &fixture)
-        .arg("--no-build")
-        .arg(&transcript)
-        .output()
-        .unwrap();
+        .arg("--no-build");
+    // Under CI the harness runs only with the schema checks (as in relay_tcp.rs).
+    if let Some(spec) = crate::bins::spec_dir() {
+        command.arg("--schemas").arg(spec);
+    }
+    let out = command.arg(&transcript).output().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(!out.status.success());
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        !out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
 }
 
 #[test]

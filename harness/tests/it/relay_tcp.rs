@@ -1,7 +1,7 @@
 //! The scripted upstream's relay over loopback TCP (`HARNESS_RELAY=tcp`, the only way where Unix
 //! sockets are missing): scripted transcripts pass with it as with the Unix socket.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 #[test]
@@ -11,17 +11,13 @@ fn scripted_transcripts_pass_with_the_relay_over_loopback_tcp() {
     let harness = crate::bins::harness();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let m1 = root.join("transcripts/m1");
-    // Under CI the harness runs only with the schema checks; the spec folder is where
-    // ci/test.sh finds it.
-    let spec = std::env::var_os("MCP_SPEC_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("../shared/spec"));
     let mut command = Command::new(&harness);
     command
         .env("HARNESS_RELAY", "tcp")
         .args(["--no-build", "--filter", "C1-discover"]);
-    if spec.is_dir() {
-        command.arg("--schemas").arg(&spec);
+    // Under CI the harness runs only with the schema checks.
+    if let Some(spec) = crate::bins::spec_dir() {
+        command.arg("--schemas").arg(spec);
     }
     let out = command.arg(&m1).output().expect("the harness runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
