@@ -9,8 +9,8 @@
 # LTO). The targets default to those of packaging/targets that this host builds (on Linux the
 # `here` ones, on macOS the `macos` ones); naming some builds only those.
 #
-# The targets are built by cargo commands of one form, `--workspace --exclude harness --bins
-# --target <T>…` (harness/cargo-run, the `cargo run -p harness` name, is not shipped):
+# Each target is built by one cargo command of one form, `--workspace --exclude harness --bins
+# --target <T>` (harness/cargo-run, the `cargo run -p harness` name, is not shipped):
 #   x86_64-unknown-linux-gnu    cargo zigbuild, glibc 2.17 baseline (runs on any distribution
 #   aarch64-unknown-linux-gnu   since 2014; dynamically linked to glibc, so its name service
 #                               resolves `.local` and NSS hosts as every other program does)
@@ -63,29 +63,22 @@ zigbuild() {
   cargo zigbuild --locked --workspace --exclude harness --bins --profile "$profile" "$@"
 }
 
-# Two cargo commands at most; the binaries land in target/<target>/<profile folder>/. The
-# targets of cargo-zigbuild build in one command (cargo takes several --target): one graph of
-# units, so that the serial end of one target's build (the bridge crate, the links) overlaps
-# the others' (bridge/README.md, "Distribution", has the figure).
-zig_targets=()
-cargo_targets=()
-for t in "${targets[@]}"; do
+# One cargo command per target; the binaries land in target/<target>/<profile folder>/.
+build() {
+  local t="$1"
   case "$t" in
-    *-linux-gnu) zig_targets+=(--target "$t.$glibc") ;;
-    *-linux-musl | *-windows-gnullvm) zig_targets+=(--target "$t") ;;
-    *-windows-gnu | *-apple-darwin) cargo_targets+=(--target "$t") ;;
+    *-linux-gnu) zigbuild --target "$t.$glibc" ;;
+    *-linux-musl | *-windows-gnullvm) zigbuild --target "$t" ;;
+    *-windows-gnu | *-apple-darwin)
+      cargo build --locked --workspace --exclude harness --bins --profile "$profile" --target "$t" ;;
     *) echo "release.sh: no recipe for the target $t" >&2; exit 2 ;;
   esac
-done
-echo "== release.sh: ${targets[*]} ($profile)"
-if [ "${#zig_targets[@]}" -gt 0 ]; then zigbuild "${zig_targets[@]}"; fi
-if [ "${#cargo_targets[@]}" -gt 0 ]; then
-  cargo build --locked --workspace --exclude harness --bins --profile "$profile" "${cargo_targets[@]}"
-fi
+}
 
 mkdir -p "$dist"
 for t in "${targets[@]}"; do
-  echo "== release.sh: the archive of $t"
+  echo "== release.sh: $t ($profile)"
+  build "$t"
   exe=""
   case "$t" in *windows*) exe=.exe ;; esac
   stage="$dist/stage/$t"
