@@ -167,7 +167,8 @@ async fn run(args: Args) -> Result<bool, String> {
         None if crate::skip::in_ci() => {
             return Err(
                 "under CI the transcripts need --schemas DIR (the schema checks of every \
-                        frame); a missing ../shared/spec is a failure, not a skip"
+                        frame); a missing specification folder (MCP_SPEC_DIR, docs/harness.md) is a failure, \
+                        not a skip"
                     .into(),
             );
         }

@@ -190,9 +190,10 @@ impl Bridge {
     pub async fn how_it_ended(&mut self, bound: Duration) -> Option<String> {
         let (status, _) = self.wait_exit(bound).await?;
         self.read_stderr_to_end().await;
-        let silent = match self.stderr.snapshot().is_empty() {
-            true => ", with nothing on stderr",
-            false => "",
+        let silent = if self.stderr.snapshot().is_empty() {
+            ", with nothing on stderr"
+        } else {
+            ""
         };
         Some(format!("{}{silent}", describe(&status)))
     }

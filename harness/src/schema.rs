@@ -194,7 +194,7 @@ mod tests {
 
     fn sets() -> Option<(SchemaSet, SchemaSet)> {
         let Some(dir) = default_spec_dir() else {
-            crate::skip::skip("harness schema tests: no ../shared/spec");
+            crate::skip::skip("harness schema tests: no specification folder (MCP_SPEC_DIR)");
             return None;
         };
         Some((

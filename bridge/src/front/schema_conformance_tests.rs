@@ -6,8 +6,6 @@
 //! Without the schema folder, each test says that it skipped its check (`harness::skip`); under
 //! CI it fails.
 
-use std::path::PathBuf;
-
 use harness::skip;
 
 use crate::errors::Cause;
@@ -26,19 +24,14 @@ use crate::input::texts::cancelled;
 use jsonschema::Validator;
 use serde_json::{Value, json};
 
-/// The specification's folder beside the workspace, or `MCP_SPEC_DIR` (relative to the
-/// workspace) as in ci/test.sh.
-fn spec_dir() -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    match std::env::var_os("MCP_SPEC_DIR") {
-        Some(dir) => root.join(dir),
-        None => root.join("../shared/spec"),
-    }
-}
-
-/// A validator for one definition of a revision's schema, or `None` (skipped) without it.
+/// A validator for one definition of a revision's schema, or `None` (skipped) without it. The
+/// specification folder is the harness's (docs/harness.md, `MCP_SPEC_DIR`).
 fn def(revision: &str, name: &str) -> Option<Validator> {
-    let path = spec_dir().join(revision).join("schema/schema.json");
+    let Some(dir) = harness::schema::default_spec_dir() else {
+        skip::skip("bridge input_schema_conformance: no specification folder (MCP_SPEC_DIR)");
+        return None;
+    };
+    let path = dir.join(revision).join("schema/schema.json");
     let Ok(text) = std::fs::read_to_string(&path) else {
         skip::skip(&format!(
             "bridge input_schema_conformance: no {}",

@@ -45,13 +45,3 @@ pub fn fixture() -> PathBuf {
     });
     target_bin("bridge-fixture-server")
 }
-
-/// The folder of the official schemas (`MCP_SPEC_DIR`, else the specification folder beside
-/// the repository), when it is there: under CI the harness runs only with the schema checks.
-pub fn spec_dir() -> Option<PathBuf> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let spec = std::env::var_os("MCP_SPEC_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("../shared/spec"));
-    spec.is_dir().then_some(spec)
-}

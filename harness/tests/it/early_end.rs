@@ -28,7 +28,7 @@ fn replay_against(name: &str, body: &str) -> String {
         .env("BRIDGE_FIXTURE_SERVER", &fixture)
         .arg("--no-build");
     // Under CI the harness runs only with the schema checks (as in relay_tcp.rs).
-    if let Some(spec) = crate::bins::spec_dir() {
+    if let Some(spec) = harness::schema::default_spec_dir() {
         command.arg("--schemas").arg(spec);
     }
     let out = command.arg(&transcript).output().unwrap();

@@ -16,7 +16,7 @@ fn scripted_transcripts_pass_with_the_relay_over_loopback_tcp() {
         .env("HARNESS_RELAY", "tcp")
         .args(["--no-build", "--filter", "C1-discover"]);
     // Under CI the harness runs only with the schema checks.
-    if let Some(spec) = crate::bins::spec_dir() {
+    if let Some(spec) = harness::schema::default_spec_dir() {
         command.arg("--schemas").arg(spec);
     }
     let out = command.arg(&m1).output().expect("the harness runs");

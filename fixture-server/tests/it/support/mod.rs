@@ -65,7 +65,7 @@ pub fn check_schema_of(revision: &str, frame: &Value, request_method: Option<&st
     let Some(set) = schemas(revision) else {
         // Under CI a failure; elsewhere one SKIPPED line for the whole test binary.
         harness::skip::skip_once(&format!(
-            "fixture schema check: no ../shared/spec/{revision}/schema/schema.json"
+            "fixture schema check: no {revision}/schema/schema.json in the specification folder (MCP_SPEC_DIR)"
         ));
         return;
     };
