@@ -19,8 +19,14 @@ done
 [ -n "$host" ] || { echo "$0: no folder of the host ($(uname -m) Linux) in $stage" >&2; exit 1; }
 rm -rf "$out/npm" "$out/pypi"
 echo "== npm packages and PyPI wheels from $stage"
-bash ci/package-npm.sh "$stage" "$out/npm"
-bash ci/package-pypi.sh "$stage" "$out/pypi"
-bash ci/dist-npm-test.sh "$out/npm"
-bash ci/dist-pypi-test.sh "$out/pypi"
-bash ci/readme-entries.sh "$out/npm" "$out/pypi" "$host"
+# Each part prints its seconds.
+part() {
+  local start=$SECONDS
+  bash "$@"
+  echo "   ($1: $((SECONDS - start)) s)"
+}
+part ci/package-npm.sh "$stage" "$out/npm"
+part ci/package-pypi.sh "$stage" "$out/pypi"
+part ci/dist-npm-test.sh "$out/npm"
+part ci/dist-pypi-test.sh "$out/pypi"
+part ci/readme-entries.sh "$out/npm" "$out/pypi" "$host"

@@ -12,7 +12,8 @@
 #      x86_64 ones transcripts/m1; the musl aarch64 ones replay transcripts/m1 and m2 under
 #      qemu-user, and the glibc aarch64 bridge runs there with Debian's aarch64 glibc;
 #   5. `cargo publish --dry-run` of the three published crates, and one build of their packaged
-#      files (`cargo package`) whose binaries replay transcripts/m1 with the sources removed;
+#      files (`cargo package`) with a server author's crate that embeds the bridge: the binaries
+#      replay transcripts/m1 with the sources removed, and ci/consumer.sh drives the consumer;
 #   6. `cargo check` of the bridge for aarch64 macOS (its Keychain store and process group),
 #      through cargo-zigbuild: Zig is the C compiler of ring's build script (no Apple SDK here);
 #   7. the workflows (ci/workflows-check.sh): their lint, and release.yml's targets.
@@ -197,9 +198,13 @@ replay_aarch64() {
 # The published crates as crates.io gets them: `cargo publish --dry-run` of the three (its
 # checks of the metadata and the versioned dependencies; --no-verify: the one build below stands
 # for the three verify builds), their .crate files from `cargo package`, unpacked into one
-# workspace whose crates find each other there ([patch.crates-io]), built once from the
-# packaged files alone; the unpacked sources are removed before the built binaries replay
-# transcripts/m1 (no file of a source tree is read at run time). The dev profile, sharing target/.
+# workspace whose crates find each other there ([patch.crates-io]), with a server author's crate
+# beside them (bridge/examples/consumer: its dependency on mcp-bridge-vscode as a user writes
+# it), built once from the packaged files alone; the unpacked sources are removed before the
+# built binaries replay transcripts/m1 and ci/consumer.sh drives the consumer (no file of a
+# source tree is read at run time). The dev profile, sharing target/. One build for both: the
+# consumer built alone took about 2 minutes more of CI, its dependencies built again with its
+# own features.
 packaged() {
   local crates=(-p mcp-bridge-vscode -p mcp-bridge-harness -p bridge-fixture-server)
   local pkg="$work/packaged" root="$work/root" c
@@ -209,22 +214,28 @@ packaged() {
   for c in mcp-bridge-vscode mcp-bridge-harness bridge-fixture-server; do
     tar -xzf "target/package/$c-$version.crate" -C "$pkg"
   done
+  mkdir -p "$pkg/consumer"
+  cp -r bridge/examples/consumer/src "$pkg/consumer/"
+  # The consumer asks for the version being released.
+  sed 's/^mcp-bridge-vscode = { version = "[^"]*"/mcp-bridge-vscode = { version = "'"$version"'"/' \
+    bridge/examples/consumer/Cargo.toml >"$pkg/consumer/Cargo.toml"
   cat >"$pkg/Cargo.toml" <<EOF_TOML
 [workspace]
 resolver = "3"
-members = ["mcp-bridge-vscode-$version", "mcp-bridge-harness-$version", "bridge-fixture-server-$version"]
+members = ["mcp-bridge-vscode-$version", "mcp-bridge-harness-$version", "bridge-fixture-server-$version", "consumer"]
 [patch.crates-io]
 mcp-bridge-vscode = { path = "mcp-bridge-vscode-$version" }
 EOF_TOML
   cp Cargo.lock "$pkg/"
   CARGO_TARGET_DIR="$PWD/target" cargo build --quiet --offline --bins --manifest-path "$pkg/Cargo.toml"
-  for c in "${bins[@]}"; do cp "target/debug/$c" "$root/bin/"; done
+  for c in "${bins[@]}" consumer; do cp "target/debug/$c" "$root/bin/"; done
   rm -rf "$pkg"
   ls "$root/bin"
   local schemas=()
   if [ -d "$spec" ]; then schemas=(--schemas "$spec"); fi
   MCP_BRIDGE_BIN="$root/bin/mcp-bridge-vscode" BRIDGE_FIXTURE_SERVER="$root/bin/bridge-fixture-server" \
     "$root/bin/mcp-bridge-harness" "${schemas[@]}" transcripts/m1
+  bash ci/consumer.sh "$root/bin/consumer"
 }
 
 # ring's build script compiles C for the target even for `cargo check`; cargo-zigbuild gives
@@ -244,11 +255,29 @@ macos() {
   done
 }
 
-step "archives (ci/release.sh --profile dev)" build
-step "sums and contents" contents
-step "machine and linking of the binaries" linking
-step "every transcript through the musl x86_64 archive, m1 through the glibc one" replay_x86_64
-step "transcripts/m1 and m2 through the musl aarch64 archive under qemu-user, the glibc one started" replay_aarch64
-step "cargo publish --dry-run; one build of the packaged crates; transcripts/m1 through them" packaged
-step "cargo check for macOS" macos
-step "the workflows (ci/workflows-check.sh)" bash ci/workflows-check.sh
+# `bash ci/release-check.sh` runs every step; naming steps runs only those, in the order given
+# (build contents linking replay_x86_64 replay_aarch64 packaged macos workflows), on the
+# archives that an earlier run left in target/dist.
+workflows() { bash ci/workflows-check.sh; }
+declare -A titles=(
+  [build]="archives (ci/release.sh --profile dev)"
+  [contents]="sums and contents"
+  [linking]="machine and linking of the binaries"
+  [replay_x86_64]="every transcript through the musl x86_64 archive, m1 through the glibc one"
+  [replay_aarch64]="transcripts/m1 and m2 through the musl aarch64 archive under qemu-user, the glibc one started"
+  [packaged]="cargo publish --dry-run; one build of the packaged crates and a consumer; m1 and the consumer's checks"
+  [macos]="cargo check for macOS"
+  [workflows]="the workflows (ci/workflows-check.sh)"
+)
+order=(build contents linking replay_x86_64 replay_aarch64 packaged macos workflows)
+[ $# -eq 0 ] || order=("$@")
+for s in "${order[@]}"; do
+  [ -n "${titles[$s]:-}" ] || { echo "release check: no step '$s' (the steps: ${!titles[*]})" >&2; exit 2; }
+done
+for s in "${order[@]}"; do
+  # The checks of the binaries read the archives unpacked by `contents`.
+  case "$s" in
+    linking | replay_*) [ -d "$work/${targets[0]}" ] || contents >/dev/null ;;
+  esac
+  step "${titles[$s]}" "$s"
+done

@@ -48,8 +48,8 @@ if [ ! -f "$spec/2026-07-28/schema/schema.json" ] || [ ! -f "$spec/2025-11-25/sc
   skipped "ci/test.sh: no schemas in $spec: the schema checks of the transcripts and tests"
 fi
 # The steps, in the order of a full run.
-STEPS=(fmt layers clippy doc build windows tests keychain contention consumer transcripts
-  embedded release packages action conformance soak sweep)
+STEPS=(fmt layers clippy doc build windows tests keychain contention transcripts embedded
+  release packages action conformance soak sweep)
 if [ "${1:-}" = list ]; then
   printf '%s\n' "${STEPS[@]}"
   trap - EXIT
@@ -110,10 +110,6 @@ step_contention() {
   echo "== contention (the stop, fault matrix and embedded process tests with every core busy)"
   bash ci/contention.sh
 }
-step_consumer() {
-  echo "== consumer (M5: the packaged crate in an rmcp server)"
-  bash ci/consumer.sh
-}
 # Every transcript, with the schema checks where the schemas are (outside CI only without them:
 # the harness records the skip itself). Arguments go to the harness before the folder.
 replay() {
@@ -134,7 +130,7 @@ step_embedded() {
 # The release archives (ci/release.sh) in the dev profile, every target of packaging/targets
 # that builds here: sums, contents, linking, every transcript through the musl x86_64 archive,
 # m1 and m2 through the musl aarch64 one under qemu-user, the published crates packaged and
-# built once, `cargo check` for aarch64 macOS, the workflows' lint (ci/release-check.sh).
+# built once with a server author's crate that embeds the bridge (M5), `cargo check` for aarch64 macOS, the workflows' lint (ci/release-check.sh).
 step_release() {
   echo "== release archives (ci/release-check.sh)"
   bash ci/release-check.sh
