@@ -1,5 +1,5 @@
 //! `bench --compare NAME=PATH NAME=PATH …`: two or more bridge binaries side by side in one run,
-//! with the plain relay as the floor, each measure interleaved sample by sample over all of
+//! with the plain relay as the floor (and the tokio line relay beside it), each measure interleaved sample by sample over all of
 //! them, so that the with/without figure of a hot-path choice (bridge/README.md) is not a
 //! figure of two moments of this shared machine.
 
@@ -25,8 +25,15 @@ pub(crate) fn compare(specs: &[String], fixture: &Path, cfg: &Config) {
         .collect();
     let fixture_arg = fixture.to_string_lossy().into_owned();
     let me = me();
-    let mut peers = vec![Peer::start(&me, &["--relay", &fixture_arg], true)];
-    peers[0].call("server/discover", json!({}));
+    // The floors: the byte relay (the ratios' 1.0) and the line relay on a current-thread tokio
+    // runtime (what a bridge built as this one costs before any work per message).
+    let mut peers = vec![
+        Peer::start(&me, &["--relay", &fixture_arg], true),
+        Peer::start(&me, &["--tokio-relay", &fixture_arg], true),
+    ];
+    for peer in &mut peers {
+        peer.call("server/discover", json!({}));
+    }
     for (_, path, var) in &bins {
         let mut command = Command::new(path);
         command.args(["--", &fixture_arg]);
@@ -38,7 +45,7 @@ pub(crate) fn compare(specs: &[String], fixture: &Path, cfg: &Config) {
         peer.send(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
         peers.push(peer);
     }
-    let mut names = vec!["relay".to_owned()];
+    let mut names = vec!["relay".to_owned(), "tokio relay".to_owned()];
     names.extend(bins.iter().map(|b| b.0.clone()));
     let echo = json!({"name":"echo","arguments":{"text":"hello"}});
     let (rt, warm) = (cfg.round_trips, cfg.warmup);

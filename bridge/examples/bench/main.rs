@@ -2,7 +2,9 @@
 //! (this example with `--relay`: one more process that copies the bytes both ways without
 //! reading them, the floor of any bridge) and through the bridge, side by side in one run, with
 //! the ratios (echo, 32 calls in flight, 16 and 64 MiB, list changes, the start); the 16 and
-//! 64 MiB results beside the store-and-forward relay (`--line-relay`, [`line_relay`]); and the
+//! 64 MiB results beside the store-and-forward relay (`--line-relay`, [`line_relay`]); the line
+//! relay on one current-thread tokio runtime (`--tokio-relay`, [`tokio_relay`]) as a second
+//! floor of `--compare`; and the
 //! memory of the bridge as PSS and USS, with RSS beside them ([`idle`]: 1 and 10 idle
 //! bridges; peak while passing one message of N bytes; growth over many round trips).
 //!
@@ -84,6 +86,10 @@ fn main() {
     }
     if argv.get(1).map(String::as_str) == Some("--line-relay") {
         line_relay(&argv[2], &argv[3..]);
+        return;
+    }
+    if argv.get(1).map(String::as_str) == Some("--tokio-relay") {
+        tokio_relay(&argv[2], &argv[3..]);
         return;
     }
     let json_out = argv.iter().any(|a| a == "--json");

@@ -1,5 +1,5 @@
 //! The peers of the bench: a child process spoken to over its pipes (the fixture straight, the
-//! byte relay, the bridge), the relay itself, and how each is started.
+//! byte relay, the bridge), the relays themselves, and how each is started.
 
 use super::*;
 
@@ -227,6 +227,61 @@ pub(crate) fn line_relay(program: &str, args: &[String]) {
     std::thread::spawn(move || lines(std::io::stdin().lock(), to_child));
     lines(from_child, std::io::stdout().lock());
     let _ = child.wait();
+}
+
+/// `bench --tokio-relay <program> [args…]`: the line relay on the bridge's kind of runtime: one
+/// current-thread tokio runtime, the four pipes on its reactor (non-blocking, `epoll`), one
+/// task per direction that reads a whole line and writes it. Nothing is parsed, so this is the
+/// floor of a bridge built as this one is: what it costs beyond this relay is the bridge's own
+/// work per message, not its runtime or its pipes.
+pub(crate) fn tokio_relay(program: &str, args: &[String]) {
+    use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
+    async fn lines(from: impl tokio::io::AsyncRead + Unpin, mut to: impl AsyncWrite + Unpin) {
+        let mut from = tokio::io::BufReader::with_capacity(256 * 1024, from);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match from.read_until(b'\n', &mut line).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    if to.write_all(&line).await.is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    // Each of this process's standard pipes as a pipe on the reactor.
+    fn own(fd: impl std::os::fd::AsFd) -> std::os::fd::OwnedFd {
+        fd.as_fd().try_clone_to_owned().expect("dup")
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async {
+        let mut child = tokio::process::Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {program}: {e}"));
+        let to_child = child.stdin.take().expect("stdin");
+        let from_child = child.stdout.take().expect("stdout");
+        grow_pipe(&to_child);
+        grow_pipe(&from_child);
+        grow_pipe(&std::io::stdin());
+        grow_pipe(&std::io::stdout());
+        let stdin = tokio::net::unix::pipe::Receiver::from_owned_fd(own(std::io::stdin()))
+            .expect("stdin is a pipe");
+        let stdout = tokio::net::unix::pipe::Sender::from_owned_fd(own(std::io::stdout()))
+            .expect("stdout is a pipe");
+        let up = tokio::spawn(lines(stdin, to_child));
+        lines(from_child, stdout).await;
+        up.abort();
+        let _ = child.wait().await;
+    });
 }
 
 /// A pipe buffer of 1 MiB, as the bridge asks for (`wire::stdio_pipes::PIPE_BYTES`).
