@@ -220,10 +220,7 @@ pub(crate) fn line_relay(program: &str, args: &[String]) {
     let mut child = spawn_piped(program.as_ref(), args);
     let to_child = child.stdin.take().expect("stdin");
     let from_child = child.stdout.take().expect("stdout");
-    grow_pipe(&to_child);
-    grow_pipe(&from_child);
-    grow_pipe(&std::io::stdin());
-    grow_pipe(&std::io::stdout());
+    grow_pipes(&to_child, &from_child);
     std::thread::spawn(move || lines(std::io::stdin().lock(), to_child));
     lines(from_child, std::io::stdout().lock());
     let _ = child.wait();
@@ -269,10 +266,7 @@ pub(crate) fn tokio_relay(program: &str, args: &[String]) {
             .unwrap_or_else(|e| panic!("cannot start {program}: {e}"));
         let to_child = child.stdin.take().expect("stdin");
         let from_child = child.stdout.take().expect("stdout");
-        grow_pipe(&to_child);
-        grow_pipe(&from_child);
-        grow_pipe(&std::io::stdin());
-        grow_pipe(&std::io::stdout());
+        grow_pipes(&to_child, &from_child);
         let stdin = tokio::net::unix::pipe::Receiver::from_owned_fd(own(std::io::stdin()))
             .expect("stdin is a pipe");
         let stdout = tokio::net::unix::pipe::Sender::from_owned_fd(own(std::io::stdout()))
@@ -282,6 +276,15 @@ pub(crate) fn tokio_relay(program: &str, args: &[String]) {
         up.abort();
         let _ = child.wait().await;
     });
+}
+
+/// The four pipes of a line relay (the child's two and this process's stdin and stdout) with
+/// the bridge's buffer size.
+fn grow_pipes(to_child: &impl std::os::fd::AsFd, from_child: &impl std::os::fd::AsFd) {
+    grow_pipe(to_child);
+    grow_pipe(from_child);
+    grow_pipe(&std::io::stdin());
+    grow_pipe(&std::io::stdout());
 }
 
 /// A pipe buffer of 1 MiB, as the bridge asks for (`wire::stdio_pipes::PIPE_BYTES`).
