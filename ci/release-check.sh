@@ -255,10 +255,10 @@ macos() {
   done
 }
 
-# `bash ci/release-check.sh` runs every step; naming steps runs only those, in the order given
-# (build contents linking replay_x86_64 replay_aarch64 packaged macos workflows), on the
-# archives that an earlier run left in target/dist.
+# `bash ci/release-check.sh` runs every step of `all`, in that order; naming some runs only
+# those, in the order given, on the archives that an earlier run left in target/dist.
 workflows() { bash ci/workflows-check.sh; }
+all=(build contents linking replay_x86_64 replay_aarch64 packaged macos workflows)
 declare -A titles=(
   [build]="archives (ci/release.sh --profile dev)"
   [contents]="sums and contents"
@@ -269,12 +269,12 @@ declare -A titles=(
   [macos]="cargo check for macOS"
   [workflows]="the workflows (ci/workflows-check.sh)"
 )
-order=(build contents linking replay_x86_64 replay_aarch64 packaged macos workflows)
-[ $# -eq 0 ] || order=("$@")
-for s in "${order[@]}"; do
-  [ -n "${titles[$s]:-}" ] || { echo "release check: no step '$s' (the steps: ${!titles[*]})" >&2; exit 2; }
+steps=("${all[@]}")
+[ $# -eq 0 ] || steps=("$@")
+for s in "${steps[@]}"; do
+  [ -n "${titles[$s]:-}" ] || { echo "release check: no step '$s' (the steps: ${all[*]})" >&2; exit 2; }
 done
-for s in "${order[@]}"; do
+for s in "${steps[@]}"; do
   # The checks of the binaries read the archives unpacked by `contents`.
   case "$s" in
     linking | replay_*) [ -d "$work/${targets[0]}" ] || contents >/dev/null ;;

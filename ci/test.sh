@@ -130,7 +130,8 @@ step_embedded() {
 # The release archives (ci/release.sh) in the dev profile, every target of packaging/targets
 # that builds here: sums, contents, linking, every transcript through the musl x86_64 archive,
 # m1 and m2 through the musl aarch64 one under qemu-user, the published crates packaged and
-# built once with a server author's crate that embeds the bridge (M5), `cargo check` for aarch64 macOS, the workflows' lint (ci/release-check.sh).
+# built once with a server author's crate that embeds the bridge (M5), `cargo check` for
+# aarch64 macOS, the workflows' lint (ci/release-check.sh).
 step_release() {
   echo "== release archives (ci/release-check.sh)"
   bash ci/release-check.sh

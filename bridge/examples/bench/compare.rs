@@ -1,6 +1,6 @@
 //! `bench --compare NAME=PATH NAME=PATH …`: two or more bridge binaries side by side in one run,
-//! with the plain relay as the floor (and the tokio line relay beside it), each measure interleaved sample by sample over all of
-//! them, so that the with/without figure of a hot-path choice (bridge/README.md) is not a
+//! with the plain relay as the floor (and the tokio line relay beside it), each measure
+//! interleaved sample by sample over all of them, so that the with/without figure of a hot-path choice (bridge/README.md) is not a
 //! figure of two moments of this shared machine.
 
 use super::*;
