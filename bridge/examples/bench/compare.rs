@@ -49,13 +49,21 @@ pub(crate) fn compare(specs: &[String], fixture: &Path, cfg: &Config) {
     names.extend(bins.iter().map(|b| b.0.clone()));
     let echo = json!({"name":"echo","arguments":{"text":"hello"}});
     let (rt, warm) = (cfg.round_trips, cfg.warmup);
+    // The CPU each column and its fixture spend on the echo calls, beside their latency: a gap
+    // in latency with no gap here is the fixture's or the scheduler's, not the peer's work.
+    let before: Vec<(u64, u64)> = peers.iter().map(|p| cpu_ns(p.pid())).collect();
+    let echo_row = calls(&mut peers, &echo, warm, rt);
+    let cpu: Vec<(f64, f64)> = peers
+        .iter()
+        .zip(&before)
+        .map(|(p, b)| {
+            let a = cpu_ns(p.pid());
+            let per = |x: u64, y: u64| (x.saturating_sub(y)) as f64 / (rt + warm) as f64 / 1e3;
+            (per(a.0, b.0), per(a.1, b.1))
+        })
+        .collect();
     let rows: Vec<(String, &str, f64, Vec<Stats>)> = vec![
-        (
-            format!("echo round trip ({rt} calls)"),
-            "µs",
-            1e6,
-            calls(&mut peers, &echo, warm, rt),
-        ),
+        (format!("echo round trip ({rt} calls)"), "µs", 1e6, echo_row),
         (
             format!(
                 "32 in flight, per call ({} × {})",
@@ -100,5 +108,13 @@ pub(crate) fn compare(specs: &[String], fixture: &Path, cfg: &Config) {
         println!();
         out.insert(label, Value::Object(row));
     }
+    print!("{:<34}", "echo: CPU µs a call, own + fixture");
+    let mut row = Map::new();
+    for (name, (own, below)) in names.iter().zip(&cpu) {
+        print!(" {:>9.1} + {:>8.1}", own, below);
+        row.insert(name.clone(), json!({"own_us": own, "fixture_us": below}));
+    }
+    println!();
+    out.insert("echo CPU a call".to_owned(), Value::Object(row));
     println!("{}", Value::Object(out));
 }

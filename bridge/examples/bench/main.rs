@@ -37,6 +37,7 @@ use serde_json::{Map, Value, json};
 
 mod binaries;
 mod compare;
+mod cpu;
 mod idle;
 mod measures;
 mod memory;
@@ -47,6 +48,7 @@ mod stats;
 mod url;
 
 use binaries::*;
+use cpu::*;
 use idle::*;
 use measures::*;
 use memory::*;
