@@ -1,7 +1,9 @@
 //! `bench --compare NAME=PATH NAME=PATH …`: two or more bridge binaries side by side in one run,
-//! with the plain relay as the floor (and the tokio line relay beside it), each measure
+//! with the plain relay as the floor (and the tokio line relay and the least translation beside
+//! it), each measure
 //! interleaved sample by sample over all of them, so that the with/without figure of a hot-path choice (bridge/README.md) is not a
-//! figure of two moments of this shared machine.
+//! figure of two moments of this shared machine. Under the echo row, the CPU time a call of
+//! each column and of the fixture behind it ([`cpu_ns`]).
 
 use super::*;
 
@@ -34,6 +36,10 @@ pub(crate) fn compare(specs: &[String], fixture: &Path, cfg: &Config) {
     for peer in &mut peers {
         peer.call("server/discover", json!({}));
     }
+    // The floor of translating: VS Code's revision in, the stateless one upstream.
+    let mut translating = Peer::start(&me, &["--translator", &fixture_arg], false);
+    translating.call("initialize", init_params());
+    peers.push(translating);
     for (_, path, var) in &bins {
         let mut command = Command::new(path);
         command.args(["--", &fixture_arg]);
@@ -45,7 +51,11 @@ pub(crate) fn compare(specs: &[String], fixture: &Path, cfg: &Config) {
         peer.send(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
         peers.push(peer);
     }
-    let mut names = vec!["relay".to_owned(), "tokio relay".to_owned()];
+    let mut names = vec![
+        "relay".to_owned(),
+        "tokio relay".to_owned(),
+        "translator".to_owned(),
+    ];
     names.extend(bins.iter().map(|b| b.0.clone()));
     let echo = json!({"name":"echo","arguments":{"text":"hello"}});
     let (rt, warm) = (cfg.round_trips, cfg.warmup);

@@ -3,9 +3,9 @@
 //! reading them, the floor of any bridge) and through the bridge, side by side in one run, with
 //! the ratios (echo, 32 calls in flight, 16 and 64 MiB, list changes, the start); the 16 and
 //! 64 MiB results beside the store-and-forward relay (`--line-relay`, [`line_relay`]); the line
-//! relay on one current-thread tokio runtime (`--tokio-relay`, [`tokio_relay`]) as a second
-//! floor of `--compare`; and the
-//! memory of the bridge as PSS and USS, with RSS beside them ([`idle`]: 1 and 10 idle
+//! relay on one current-thread tokio runtime (`--tokio-relay`, [`tokio_relay`]) and the least
+//! translation on two threads (`--translator`, [`translator`]) as more floors of `--compare`;
+//! and the memory of the bridge as PSS and USS, with RSS beside them ([`idle`]: 1 and 10 idle
 //! bridges; peak while passing one message of N bytes; growth over many round trips).
 //!
 //! cargo build --release --workspace --examples
@@ -45,6 +45,7 @@ mod older_url;
 mod peer;
 mod report;
 mod stats;
+mod translator;
 mod url;
 
 use binaries::*;
@@ -55,6 +56,7 @@ use memory::*;
 use peer::*;
 use report::*;
 use stats::*;
+use translator::*;
 
 const MIB: usize = 1 << 20;
 /// A result just under the default line limit of the bridge and of the fixture (64 MiB),
@@ -92,6 +94,10 @@ fn main() {
     }
     if argv.get(1).map(String::as_str) == Some("--tokio-relay") {
         tokio_relay(&argv[2], &argv[3..]);
+        return;
+    }
+    if argv.get(1).map(String::as_str) == Some("--translator") {
+        translator(&argv[2], &argv[3..]);
         return;
     }
     let json_out = argv.iter().any(|a| a == "--json");
