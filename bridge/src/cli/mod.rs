@@ -34,47 +34,6 @@ pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 64 << 20;
 /// The largest `--discover-timeout`: one day.
 pub const MAX_DISCOVER_TIMEOUT_S: u64 = 86_400;
 
-/// Every option of the forms that serve VS Code.
-pub const OPTIONS: [&str; 20] = [
-    "--name",
-    "--log-level",
-    "--discover-timeout",
-    "--upstream-revision",
-    "--max-line-bytes",
-    "--help",
-    "--version",
-    "--header",
-    "--header-env",
-    "--max-response-bytes",
-    "--ca-file",
-    "--client-id",
-    "--client-issuer",
-    "--client-metadata-url",
-    "--redirect-port",
-    "--account",
-    "--token-store",
-    "--token-key-file",
-    "--no-browser",
-    "--sign-in-timeout",
-];
-
-/// The options of the URL form only; with `--` and a command they are an error.
-pub const URL_OPTIONS: [&str; 13] = [
-    "--header",
-    "--header-env",
-    "--max-response-bytes",
-    "--ca-file",
-    "--client-id",
-    "--client-issuer",
-    "--client-metadata-url",
-    "--redirect-port",
-    "--account",
-    "--token-store",
-    "--token-key-file",
-    "--no-browser",
-    "--sign-in-timeout",
-];
-
 /// The sign-in options; a static `Authorization` header excludes them.
 pub const SIGN_IN_OPTIONS: [&str; 9] = [
     "--client-id",
@@ -87,6 +46,47 @@ pub const SIGN_IN_OPTIONS: [&str; 9] = [
     "--no-browser",
     "--sign-in-timeout",
 ];
+
+/// The options of the URL form only; with `--` and a command they are an error.
+pub const URL_OPTIONS: [&str; 13] = join(
+    [
+        "--header",
+        "--header-env",
+        "--max-response-bytes",
+        "--ca-file",
+    ],
+    SIGN_IN_OPTIONS,
+);
+
+/// Every option of the forms that serve VS Code.
+pub const OPTIONS: [&str; 20] = join(
+    [
+        "--name",
+        "--log-level",
+        "--discover-timeout",
+        "--upstream-revision",
+        "--max-line-bytes",
+        "--help",
+        "--version",
+    ],
+    URL_OPTIONS,
+);
+
+/// `a` then `b`: each list above names an option once, and the wider lists hold the narrower
+/// ones. A length that does not add up stops the build.
+const fn join<const A: usize, const B: usize, const N: usize>(
+    a: [&'static str; A],
+    b: [&'static str; B],
+) -> [&'static str; N] {
+    assert!(A + B == N, "the length of a joined option list");
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < A { a[i] } else { b[i - A] };
+        i += 1;
+    }
+    out
+}
 
 mod usage;
 pub use usage::USAGE;
