@@ -78,6 +78,17 @@ fn run_driver(packages: &[&str], script: &str, args: &[PathBuf]) -> Option<serde
     Some(serde_json::from_str(stdout.trim()).expect("one JSON line"))
 }
 
+/// What the TypeScript SDK v1 driver reports when its list, calls, read and form all worked.
+fn assert_the_v1_driver_did_everything(result: &serde_json::Value) {
+    assert_eq!(result["add"], "5");
+    assert_eq!(result["greeting"], "Hello, VS Code.");
+    let form = result["form"].as_str().unwrap_or_default();
+    assert!(
+        form.starts_with("form: accept") && form.contains("Ada"),
+        "{result}"
+    );
+}
+
 #[test]
 fn interop_typescript_sdk_v1_lists_calls_add_gets_greet_reads_the_resource_and_answers_a_form() {
     let Some(result) = run_driver(
@@ -87,13 +98,7 @@ fn interop_typescript_sdk_v1_lists_calls_add_gets_greet_reads_the_resource_and_a
     ) else {
         return;
     };
-    assert_eq!(result["add"], "5");
-    assert_eq!(result["greeting"], "Hello, VS Code.");
-    let form = result["form"].as_str().unwrap_or_default();
-    assert!(
-        form.starts_with("form: accept") && form.contains("Ada"),
-        "{result}"
-    );
+    assert_the_v1_driver_did_everything(&result);
 }
 
 /// M5 (the embedded bridge, bridge/README.md): the same client against `bridge-fixture-server --embedded` directly: its
@@ -107,13 +112,7 @@ fn m5_interop_typescript_sdk_v1_against_the_embedded_fixture_directly() {
     ) else {
         return;
     };
-    assert_eq!(result["add"], "5");
-    assert_eq!(result["greeting"], "Hello, VS Code.");
-    let form = result["form"].as_str().unwrap_or_default();
-    assert!(
-        form.starts_with("form: accept") && form.contains("Ada"),
-        "{result}"
-    );
+    assert_the_v1_driver_did_everything(&result);
 }
 
 /// M2 (docs/rules.md R8): a second, independent 2026-07-28 upstream, the TypeScript SDK v2 server
