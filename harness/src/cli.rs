@@ -98,16 +98,9 @@ pub fn main() -> ExitCode {
         // The exit code is the transcript's choice (e.g. 3): leave at once, whatever still runs.
         std::process::exit(code);
     }
-    let args = match Args::try_parse_from(&argv) {
+    let args = match parse::<Args>(&argv) {
         Ok(a) => a,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            };
-        }
+        Err(code) => return code,
     };
     match runtime.block_on(run(args)) {
         Ok(true) => ExitCode::SUCCESS,
@@ -186,6 +179,19 @@ async fn run(args: Args) -> Result<bool, String> {
     })
     .await;
     Ok(totals.failed == 0)
+}
+
+/// The arguments of a command, or the exit code once clap has printed why not: 2 for a
+/// mistake (on stderr), 0 for `--help` and `--version` (on stdout).
+pub(crate) fn parse<T: Parser>(argv: &[String]) -> Result<T, ExitCode> {
+    T::try_parse_from(argv).map_err(|e| {
+        let _ = e.print();
+        if e.use_stderr() {
+            ExitCode::from(2)
+        } else {
+            ExitCode::SUCCESS
+        }
+    })
 }
 
 /// The bridge and the fixture next to the harness binary (the same target folder), unless

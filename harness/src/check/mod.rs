@@ -215,16 +215,9 @@ impl Target {
 pub fn main(argv: &[String], runtime: &tokio::runtime::Runtime) -> ExitCode {
     let mut full = vec!["harness check".to_string()];
     full.extend(argv.iter().cloned());
-    let args = match Args::try_parse_from(&full) {
+    let args = match crate::cli::parse::<Args>(&full) {
         Ok(a) => a,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            };
-        }
+        Err(code) => return code,
     };
     let plan = match plan(args) {
         Ok(p) => p,

@@ -15,3 +15,4 @@ mod check_report;
 mod doc_paths;
 mod early_end;
 mod relay_tcp;
+mod usage;
