@@ -98,7 +98,7 @@ pub fn main() -> ExitCode {
         // The exit code is the transcript's choice (e.g. 3): leave at once, whatever still runs.
         std::process::exit(code);
     }
-    let args = match parse::<Args>(&argv) {
+    let args = match crate::args::parse::<Args>(&argv) {
         Ok(a) => a,
         Err(code) => return code,
     };
@@ -179,19 +179,6 @@ async fn run(args: Args) -> Result<bool, String> {
     })
     .await;
     Ok(totals.failed == 0)
-}
-
-/// The arguments of a command, or the exit code once clap has printed why not: 2 for a
-/// mistake (on stderr), 0 for `--help` and `--version` (on stdout).
-pub(crate) fn parse<T: Parser>(argv: &[String]) -> Result<T, ExitCode> {
-    T::try_parse_from(argv).map_err(|e| {
-        let _ = e.print();
-        if e.use_stderr() {
-            ExitCode::from(2)
-        } else {
-            ExitCode::SUCCESS
-        }
-    })
 }
 
 /// The bridge and the fixture next to the harness binary (the same target folder), unless

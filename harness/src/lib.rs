@@ -26,6 +26,7 @@
 //! | `report` | failure reports with a diff |
 //! | `kept` | the outputs kept for the secret sweep (`MCP_STDERR_DIR`) |
 //! | `windows` | which transcripts the `--windows` run (the Windows bridge) skips, and why |
+pub(crate) mod args;
 pub mod check;
 pub mod cli;
 pub mod client;

@@ -215,7 +215,7 @@ impl Target {
 pub fn main(argv: &[String], runtime: &tokio::runtime::Runtime) -> ExitCode {
     let mut full = vec!["harness check".to_string()];
     full.extend(argv.iter().cloned());
-    let args = match crate::cli::parse::<Args>(&full) {
+    let args = match crate::args::parse::<Args>(&full) {
         Ok(a) => a,
         Err(code) => return code,
     };
