@@ -1,6 +1,6 @@
 //! `bench --compare NAME=PATH NAME=PATH …`: two or more bridge binaries side by side in one run,
-//! with the plain relay as the floor (and the tokio line relay and the least translation beside
-//! it), each measure
+//! with the plain relay as the floor (and the line relays on threads and on tokio and the two
+//! least translations on each beside it), each measure
 //! interleaved sample by sample over all of them, so that the with/without figure of a hot-path choice (bridge/README.md) is not a
 //! figure of two moments of this shared machine. Under the echo row, the CPU time a call of
 //! each column and of the fixture behind it ([`cpu_ns`]).
@@ -27,19 +27,35 @@ pub(crate) fn compare(specs: &[String], fixture: &Path, cfg: &Config) {
         .collect();
     let fixture_arg = fixture.to_string_lossy().into_owned();
     let me = me();
-    // The floors: the byte relay (the ratios' 1.0) and the line relay on a current-thread tokio
-    // runtime (what a bridge built as this one costs before any work per message).
+    // The floors: the byte relay (the ratios' 1.0), the line relay on two threads (whole lines,
+    // read and written) and on a current-thread tokio runtime (what a bridge built as this one
+    // costs before any work per message).
     let mut peers = vec![
         Peer::start(&me, &["--relay", &fixture_arg], true),
+        Peer::start(&me, &["--line-relay", &fixture_arg], true),
         Peer::start(&me, &["--tokio-relay", &fixture_arg], true),
     ];
     for peer in &mut peers {
         peer.call("server/discover", json!({}));
     }
-    // The floor of translating: VS Code's revision in, the stateless one upstream.
-    let mut translating = Peer::start(&me, &["--translator", &fixture_arg], false);
-    translating.call("initialize", init_params());
-    peers.push(translating);
+    // The floors of translating: VS Code's revision in, the stateless one upstream, with a
+    // parse of each line and with none.
+    let floors: [&[&str]; 4] = [
+        &["--translator"],
+        &["--byte-translator"],
+        &["--tokio-translator", "inline"],
+        &["--tokio-translator", "task"],
+    ];
+    for floor in floors {
+        let args: Vec<&str> = floor
+            .iter()
+            .copied()
+            .chain([fixture_arg.as_str()])
+            .collect();
+        let mut translating = Peer::start(&me, &args, false);
+        translating.call("initialize", init_params());
+        peers.push(translating);
+    }
     for (_, path, var) in &bins {
         let mut command = Command::new(path);
         command.args(["--", &fixture_arg]);
@@ -53,8 +69,12 @@ pub(crate) fn compare(specs: &[String], fixture: &Path, cfg: &Config) {
     }
     let mut names = vec![
         "relay".to_owned(),
+        "line relay".to_owned(),
         "tokio relay".to_owned(),
         "translator".to_owned(),
+        "byte translator".to_owned(),
+        "tokio translator".to_owned(),
+        "task translator".to_owned(),
     ];
     names.extend(bins.iter().map(|b| b.0.clone()));
     let echo = json!({"name":"echo","arguments":{"text":"hello"}});

@@ -4,7 +4,9 @@
 //! the ratios (echo, 32 calls in flight, 16 and 64 MiB, list changes, the start); the 16 and
 //! 64 MiB results beside the store-and-forward relay (`--line-relay`, [`line_relay`]); the line
 //! relay on one current-thread tokio runtime (`--tokio-relay`, [`tokio_relay`]) and the least
-//! translation on two threads (`--translator`, [`translator`]) as more floors of `--compare`;
+//! translation on two threads (`--translator`, [`translator`]; without a parse, `--byte-translator`)
+//! and on tokio (`--tokio-translator inline|task`, [`tokio_translator`]) as more floors of
+//! `--compare`;
 //! and the memory of the bridge as PSS and USS, with RSS beside them ([`idle`]: 1 and 10 idle
 //! bridges; peak while passing one message of N bytes; growth over many round trips).
 //!
@@ -45,6 +47,7 @@ mod older_url;
 mod peer;
 mod report;
 mod stats;
+mod tokio_translator;
 mod translator;
 mod url;
 
@@ -56,6 +59,7 @@ use memory::*;
 use peer::*;
 use report::*;
 use stats::*;
+use tokio_translator::*;
 use translator::*;
 
 const MIB: usize = 1 << 20;
@@ -98,6 +102,14 @@ fn main() {
     }
     if argv.get(1).map(String::as_str) == Some("--translator") {
         translator(&argv[2], &argv[3..]);
+        return;
+    }
+    if argv.get(1).map(String::as_str) == Some("--byte-translator") {
+        byte_translator(&argv[2], &argv[3..]);
+        return;
+    }
+    if argv.get(1).map(String::as_str) == Some("--tokio-translator") {
+        tokio_translator(&argv[2], &argv[3], &argv[4..]);
         return;
     }
     let json_out = argv.iter().any(|a| a == "--json");

@@ -248,10 +248,6 @@ pub(crate) fn tokio_relay(program: &str, args: &[String]) {
             }
         }
     }
-    // Each of this process's standard pipes as a pipe on the reactor.
-    fn own(fd: impl std::os::fd::AsFd) -> std::os::fd::OwnedFd {
-        fd.as_fd().try_clone_to_owned().expect("dup")
-    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -278,9 +274,14 @@ pub(crate) fn tokio_relay(program: &str, args: &[String]) {
     });
 }
 
+/// One of this process's standard pipes, to put on the reactor as a pipe.
+pub(crate) fn own(fd: impl std::os::fd::AsFd) -> std::os::fd::OwnedFd {
+    fd.as_fd().try_clone_to_owned().expect("dup")
+}
+
 /// The four pipes of a line relay (the child's two and this process's stdin and stdout) with
 /// the bridge's buffer size.
-fn grow_pipes(to_child: &impl std::os::fd::AsFd, from_child: &impl std::os::fd::AsFd) {
+pub(crate) fn grow_pipes(to_child: &impl std::os::fd::AsFd, from_child: &impl std::os::fd::AsFd) {
     grow_pipe(to_child);
     grow_pipe(from_child);
     grow_pipe(&std::io::stdin());
