@@ -21,7 +21,7 @@ if ! command -v wine >/dev/null || ! command -v wineboot >/dev/null || ! command
   || [ ! -e /usr/lib/wine/wine64 ]; then
   packages+=(wine wine64)
 fi
-# The real-browser sign-in test (bridge/tests/chromium_sign_in.rs): Debian's headless Chromium,
+# The real-browser sign-in test (bridge/tests/it/chromium_sign_in.rs): Debian's headless Chromium,
 # and certutil to trust the test CA in the browser's NSS database.
 if ! command -v chromium >/dev/null || ! command -v certutil >/dev/null; then
   packages+=(chromium libnss3-tools)
