@@ -248,6 +248,31 @@ pub(crate) fn tokio_relay(program: &str, args: &[String]) {
             }
         }
     }
+    on_tokio(program, args, |mut pipes| async move {
+        let up = tokio::spawn(lines(pipes.stdin, pipes.to_child));
+        lines(pipes.from_child, pipes.stdout).await;
+        up.abort();
+        let _ = pipes.child.wait().await;
+    });
+}
+
+/// The four pipes of a line relay on the reactor of a tokio runtime: the child's and this
+/// process's stdin and stdout.
+pub(crate) struct TokioPipes {
+    pub(crate) child: tokio::process::Child,
+    pub(crate) to_child: tokio::process::ChildStdin,
+    pub(crate) from_child: tokio::process::ChildStdout,
+    pub(crate) stdin: tokio::net::unix::pipe::Receiver,
+    pub(crate) stdout: tokio::net::unix::pipe::Sender,
+}
+
+/// Runs `body` on one current-thread tokio runtime, the bridge's kind, with `program` started
+/// there and the four pipes (with the bridge's buffer size) on its reactor.
+pub(crate) fn on_tokio<F: std::future::Future<Output = ()>>(
+    program: &str,
+    args: &[String],
+    body: impl FnOnce(TokioPipes) -> F,
+) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -267,21 +292,25 @@ pub(crate) fn tokio_relay(program: &str, args: &[String]) {
             .expect("stdin is a pipe");
         let stdout = tokio::net::unix::pipe::Sender::from_owned_fd(own(std::io::stdout()))
             .expect("stdout is a pipe");
-        let up = tokio::spawn(lines(stdin, to_child));
-        lines(from_child, stdout).await;
-        up.abort();
-        let _ = child.wait().await;
+        body(TokioPipes {
+            child,
+            to_child,
+            from_child,
+            stdin,
+            stdout,
+        })
+        .await;
     });
 }
 
 /// One of this process's standard pipes, to put on the reactor as a pipe.
-pub(crate) fn own(fd: impl std::os::fd::AsFd) -> std::os::fd::OwnedFd {
+fn own(fd: impl std::os::fd::AsFd) -> std::os::fd::OwnedFd {
     fd.as_fd().try_clone_to_owned().expect("dup")
 }
 
 /// The four pipes of a line relay (the child's two and this process's stdin and stdout) with
 /// the bridge's buffer size.
-pub(crate) fn grow_pipes(to_child: &impl std::os::fd::AsFd, from_child: &impl std::os::fd::AsFd) {
+fn grow_pipes(to_child: &impl std::os::fd::AsFd, from_child: &impl std::os::fd::AsFd) {
     grow_pipe(to_child);
     grow_pipe(from_child);
     grow_pipe(&std::io::stdin());

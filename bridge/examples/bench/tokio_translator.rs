@@ -19,9 +19,9 @@ use tokio::sync::oneshot;
 
 use super::translator::{
     Request, Response, byte_request, byte_response, initialize_frame, response_frame,
-    upstream_frame,
+    upstream_frame, upstream_id,
 };
-use super::{grow_pipes, own};
+use super::{TokioPipes, on_tokio};
 
 /// Who waits for the response of an upstream id.
 enum Waiting {
@@ -40,58 +40,45 @@ pub(crate) fn tokio_translator(mode: &str, program: &str, args: &[String]) {
         "task" => true,
         other => panic!("--tokio-translator takes inline or task, not {other}"),
     };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    runtime.block_on(async move {
-        let mut child = tokio::process::Command::new(program)
-            .args(args)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {program}: {e}"));
-        let to_child = child.stdin.take().expect("stdin");
-        let from_child = child.stdout.take().expect("stdout");
-        grow_pipes(&to_child, &from_child);
-        let stdin = pipe::Receiver::from_owned_fd(own(std::io::stdin())).expect("stdin pipe");
-        let stdout = pipe::Sender::from_owned_fd(own(std::io::stdout())).expect("stdout pipe");
-        let stdout: Shared<pipe::Sender> = Arc::new(tokio::sync::Mutex::new(stdout));
-        let to_child = Arc::new(tokio::sync::Mutex::new(to_child));
-        let table: Table = Arc::default();
-        let back = tokio::spawn(responses(from_child, table.clone(), stdout.clone()));
-        let mut lines = BufReader::with_capacity(256 * 1024, stdin);
-        let (mut line, mut next) = (Vec::new(), 0u64);
-        while lines
-            .read_until(b'\n', &mut line)
-            .await
-            .is_ok_and(|n| n > 0)
-        {
-            if let Some(request) = byte_request(&line) {
-                if request.method == br#""initialize""# {
-                    write(&stdout, &initialize_frame(request.id)).await;
+    on_tokio(program, args, |pipes| serve(per_request, pipes));
+}
+
+/// The two readers, on the runtime of [`on_tokio`].
+async fn serve(per_request: bool, mut pipes: TokioPipes) {
+    let stdout: Shared<pipe::Sender> = Arc::new(tokio::sync::Mutex::new(pipes.stdout));
+    let to_child = Arc::new(tokio::sync::Mutex::new(pipes.to_child));
+    let table: Table = Arc::default();
+    let back = tokio::spawn(responses(pipes.from_child, table.clone(), stdout.clone()));
+    let mut lines = BufReader::with_capacity(256 * 1024, pipes.stdin);
+    let (mut line, mut next) = (Vec::new(), 0u64);
+    while lines
+        .read_until(b'\n', &mut line)
+        .await
+        .is_ok_and(|n| n > 0)
+    {
+        if let Some(request) = byte_request(&line) {
+            if request.method == br#""initialize""# {
+                write(&stdout, &initialize_frame(request.id)).await;
+            } else {
+                next += 1;
+                if per_request {
+                    start_task(next, &request, &table, &to_child, &stdout);
                 } else {
-                    next += 1;
-                    if per_request {
-                        start_task(next, &request, &table, &to_child, &stdout);
-                    } else {
-                        let mut frame = Vec::new();
-                        upstream_frame(next, &request, &mut frame);
-                        let id = request.id.to_vec();
-                        table.lock().expect("table").insert(next, Waiting::Id(id));
-                        if !write(&to_child, &frame).await {
-                            break;
-                        }
+                    let mut frame = Vec::new();
+                    upstream_frame(next, &request, &mut frame);
+                    let id = request.id.to_vec();
+                    table.lock().expect("table").insert(next, Waiting::Id(id));
+                    if !write(&to_child, &frame).await {
+                        break;
                     }
                 }
             }
-            line.clear();
         }
-        back.abort();
-        let _ = child.start_kill();
-        let _ = child.wait().await;
-    });
+        line.clear();
+    }
+    back.abort();
+    let _ = pipes.child.start_kill();
+    let _ = pipes.child.wait().await;
 }
 
 /// `task`: the task of one request.
@@ -140,8 +127,7 @@ async fn responses(
         .is_ok_and(|n| n > 0)
     {
         if let Some(Response { id, body }) = byte_response(&line) {
-            let theirs = std::str::from_utf8(id).ok().and_then(|s| s.parse().ok());
-            let waiting = theirs.and_then(|n| table.lock().expect("table").remove(&n));
+            let waiting = upstream_id(id).and_then(|n| table.lock().expect("table").remove(&n));
             match waiting {
                 Some(Waiting::Id(ours)) => {
                     write(&stdout, &response_frame(&ours, &body)).await;

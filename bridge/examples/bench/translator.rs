@@ -146,6 +146,11 @@ pub(crate) fn upstream_frame(upstream_id: u64, request: &Request<'_>, frame: &mu
     }
 }
 
+/// The id that a floor gave a request upstream, from the id of its response.
+pub(crate) fn upstream_id(id: &[u8]) -> Option<u64> {
+    std::str::from_utf8(id).ok()?.parse().ok()
+}
+
 /// A response for VS Code: its `id` and the `body` of a [`Response`].
 pub(crate) fn response_frame(id: &[u8], body: &[u8]) -> Vec<u8> {
     [br#"{"jsonrpc":"2.0","id":"#, id, body, b"}\n"].concat()
@@ -161,11 +166,10 @@ fn responses(
     let mut lines = BufReader::with_capacity(256 * 1024, from_child);
     let mut line = Vec::new();
     while lines.read_until(b'\n', &mut line).is_ok_and(|n| n > 0) {
-        if let Some(Response { id, body }) = read(&line) {
-            let theirs = std::str::from_utf8(id).ok().and_then(|s| s.parse().ok());
-            if let Some(ours) = theirs.and_then(|n| ids.lock().expect("ids").remove(&n)) {
-                write_frame(out, &response_frame(&ours, &body));
-            }
+        if let Some(Response { id, body }) = read(&line)
+            && let Some(ours) = upstream_id(id).and_then(|n| ids.lock().expect("ids").remove(&n))
+        {
+            write_frame(out, &response_frame(&ours, &body));
         }
         line.clear();
     }
