@@ -9,9 +9,8 @@ use serde_json::{Value, json};
 use tracing::Instrument;
 
 use super::inflight::{REASON_CLIENT_CANCELED, Refused, Slot};
-use super::relay::{self, Relay, Taken};
 use super::{Shared, State};
-use super::{initialize, listener, request};
+use super::{initialize, listener, older, request};
 use crate::errors::{Cause, error_object};
 use crate::input::answers::ClientAnswer;
 use crate::listen::filter::SUBSCRIPTION_ID_KEY;
@@ -21,7 +20,7 @@ use crate::translate::forward::{ForwardKind, MethodClass, classify, has_modern_m
 use crate::translate::initialize::parse_initialize;
 use crate::translate::level;
 use crate::upstream::Ended;
-use crate::upstream::client::{ClientEvent, UpstreamClient};
+use crate::upstream::client::{ClientEvent, Incoming, UpstreamClient};
 use crate::wire::fast::{Fast, parse_fast};
 use crate::wire::lazy::LazyObject;
 use crate::wire::parse::{self, Message, Parsed, valid_id};
@@ -30,9 +29,6 @@ use crate::wire::parse::{self, Message, Parsed, valid_id};
 /// (a hot-path choice of bridge/README.md): its params keep their members as received. Every other line is parsed whole
 /// and goes to [`on_parsed`], as does a line that the pass-through does not take.
 pub(super) fn on_line(shared: &Arc<Shared>, line: Vec<u8>) {
-    if let Some(relay) = shared.relay.get() {
-        return on_relayed_line(shared, relay, &line);
-    }
     match parse_fast(line) {
         Ok(Fast::Request { id, method, params }) => {
             if let MethodClass::Forward(kind) = classify(&method)
@@ -48,20 +44,6 @@ pub(super) fn on_line(shared: &Arc<Shared>, line: Vec<u8>) {
             on_parsed(shared, Parsed::Message(Message::Response { id, body }))
         }
         Err(line) => on_parsed(shared, parse::parse_line(&line)),
-    }
-}
-
-/// L2: a line of VS Code while an older upstream server is relayed: the relay takes it, or
-/// it is the front's as in every state.
-fn on_relayed_line(shared: &Arc<Shared>, relay: &Arc<Relay>, line: &[u8]) {
-    match relay.take(shared, parse::parse_line(line)) {
-        Taken::Done => {}
-        Taken::Forward { id, method, params } => {
-            if let Some(slot) = admit(shared, &id, &method) {
-                relay::forward(shared, relay, slot, params);
-            }
-        }
-        Taken::Front(parsed) => on_parsed(shared, parsed),
     }
 }
 
@@ -110,6 +92,29 @@ pub(super) fn on_parsed(shared: &Arc<Shared>, parsed: Parsed) {
 
 fn on_request(shared: &Arc<Shared>, id: Value, method: String, params: Option<Value>) {
     let class = classify(&method);
+    // L2: an older server answers its own ping, level, subscriptions and every method that
+    // the bridge does not know; the front answers only initialize and server/discover.
+    if !matches!(class, MethodClass::Initialize | MethodClass::Discover)
+        && let Some(older) = shared.older()
+        && let Some(upstream) = ready_upstream(shared)
+    {
+        if class == MethodClass::SetLevel {
+            // O5: the level also filters the log messages that reach VS Code.
+            if let Some(level) = level::set_level_params(params.as_ref()) {
+                shared.level.store(level.rank() + 1, Ordering::Relaxed);
+            }
+            older.level_sent();
+        }
+        let kind = match class {
+            MethodClass::Forward(kind) => kind,
+            _ => ForwardKind::List,
+        };
+        let params = match params {
+            Some(Value::Object(map)) => Some(LazyObject::from(map)),
+            _ => None,
+        };
+        return forward(shared, id, &method, kind, params, upstream);
+    }
     match class {
         // R2: answered in every state.
         MethodClass::Ping => return shared.reply(id, Ok(json!({}))),
@@ -291,6 +296,16 @@ fn on_initialize(shared: &Arc<Shared>, id: Value, params: Option<Value>) {
 }
 
 fn on_notification(shared: &Arc<Shared>, method: &str, params: Option<&Value>) {
+    // L2: every notification of VS Code but its cancellations goes to an older server.
+    if method != "notifications/cancelled"
+        && let Some(older) = shared.older()
+        && let Some(upstream) = ready_upstream(shared)
+    {
+        if method == "notifications/initialized" {
+            shared.initialized.store(true, Ordering::Release);
+        }
+        return older::notify(shared, &older, &upstream, method, params);
+    }
     match method {
         "notifications/cancelled" => {
             // requestId is optional in 2025-11-25; without a valid one it cancels nothing.
@@ -337,15 +352,29 @@ pub(super) fn on_client_event(
     }
 }
 
-/// O5, O6, O7: a notification of the upstream server, on its router. An event of a listen
-/// stream (it names its subscription) goes to the listener; a log message without a stream
-/// reaches VS Code at the client's level or above; everything else is dropped.
-pub(super) fn on_upstream_notification(
-    shared: &Shared,
-    generation: u64,
-    method: String,
-    params: Option<Value>,
-) {
+/// O5, O6, O7, L3: a message of the upstream server that belongs to no request, on its
+/// router. For an older server: its requests to VS Code and its notifications (L2, L3).
+/// Else an event of a listen stream (it names its subscription) goes to the listener; a log
+/// message without a stream reaches VS Code at the client's level or above; everything else
+/// is dropped.
+pub(super) fn on_incoming(shared: &Arc<Shared>, generation: u64, incoming: Incoming) {
+    if let Some(older) = shared.older_of(generation) {
+        return match incoming {
+            Incoming::Request { id, method, params } => match shared.upstream_of(generation) {
+                Some(client) => older::asked(shared, &older, &client, id, &method, params),
+                None => log::bridge(
+                    Level::Debug,
+                    &format!("dropped the request {method} of a stopped upstream server"),
+                ),
+            },
+            Incoming::Notification { method, params } => {
+                older::on_notification(shared, &older, method, params)
+            }
+        };
+    }
+    let Incoming::Notification { method, params } = incoming else {
+        return;
+    };
     let current =
         matches!(&*shared.state(), State::Ready { generation: g, .. } if *g == generation);
     let subscription = params

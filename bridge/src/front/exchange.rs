@@ -181,7 +181,9 @@ const TIMED_OUT: &str = "no response in time";
 fn result_text<T>(result: &Result<T, UpstreamError>) -> String {
     match result {
         Ok(_) => "response".to_owned(),
-        Err(UpstreamError::Rpc(e)) => format!("error {}", e.get("code").unwrap_or(&Value::Null)),
+        Err(UpstreamError::Rpc(e) | UpstreamError::Refused { error: e, .. }) => {
+            format!("error {}", e.get("code").unwrap_or(&Value::Null))
+        }
         Err(e) => format!("failed ({e})"),
     }
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::exchange::{Exchange, Upstream, exchange};
 use super::inflight::Slot;
-use super::relay::{Initialized, Relay};
+use super::older::{self, Initialized, Older};
 use super::{Shared, State};
 use crate::auth::TokenSource;
 use crate::auth::error_object::sign_in_error;
@@ -23,6 +23,7 @@ use crate::translate::older::{discover_says_older, status_says_older};
 use crate::translate::shape::{ResultKind, result_kind};
 use crate::upstream::client::{RequestOptions, UpstreamClient};
 use crate::upstream::connect::{ConnectOptions, connect};
+use crate::upstream::dialect::Dialect;
 use crate::upstream::envelope::{Envelope, PROTOCOL_VERSION};
 use crate::upstream::{Ended, UpstreamError};
 use crate::wire::lazy::LazyObject;
@@ -39,6 +40,8 @@ pub(crate) async fn run_initialize(
         &format!("initialize from {}", init.client_label()),
     );
 
+    // L1: every connection starts as one of 2026-07-28.
+    *crate::sync::lock(&shared.older) = None;
     let options = ConnectOptions {
         max_line_bytes: shared.opts.max_line_bytes,
         grace: shared.opts.shutdown_grace,
@@ -64,7 +67,7 @@ pub(crate) async fn run_initialize(
         envelope,
         shared.opts.max_line_bytes,
         events,
-        shared.notification_sink(generation),
+        shared.incoming_sink(generation),
     );
     if !shared.attach(generation, &client) {
         // Stdin ended while the command started.
@@ -73,10 +76,9 @@ pub(crate) async fn run_initialize(
     }
 
     // L1: a command, a pipe and a URL (L4) can carry an older server.
-    let relays = client.transport().relay_link().is_some();
     let revision = shared.opts.upstream_revision;
-    if revision == UpstreamRevision::Older && relays {
-        return relay_initialize(shared, slot, generation, init, client).await;
+    if revision == UpstreamRevision::Older {
+        return older_initialize(shared, slot, generation, init, client).await;
     }
     let opts = RequestOptions {
         log_level: shared.log_level(),
@@ -97,14 +99,13 @@ pub(crate) async fn run_initialize(
     let mut outcome = exchange(&shared, &slot, discover(1)).await;
     // The versioning rule of 2026-07-28: a server that names the bridge's revision among its
     // supported ones after -32022 gets the request once more.
-    if let Exchange::Done(Err(UpstreamError::Rpc(e))) = &outcome
-        && retry_with_our_version(e)
+    if let Exchange::Done(Err(e)) = &outcome
+        && e.rpc().is_some_and(retry_with_our_version)
     {
         outcome = exchange(&shared, &slot, discover(2)).await;
     }
     if revision == UpstreamRevision::Auto
-        && relays
-        && let Some(answer) = older_answer(&outcome, client.transport().refused_discover())
+        && let Some(answer) = older_answer(&outcome)
     {
         log::bridge(
             Level::Info,
@@ -112,7 +113,7 @@ pub(crate) async fn run_initialize(
                 "the upstream server answered server/discover with {answer}: it is a server of an older revision"
             ),
         );
-        return relay_initialize(shared, slot, generation, init, client).await;
+        return older_initialize(shared, slot, generation, init, client).await;
     }
     let failure = match outcome {
         Exchange::Cancelled => {
@@ -124,7 +125,7 @@ pub(crate) async fn run_initialize(
             return;
         }
         Exchange::TimedOut => (None, format!("no response in {}", format_limit(timeout))),
-        Exchange::Done(Err(UpstreamError::Rpc(e))) => {
+        Exchange::Done(Err(UpstreamError::Rpc(e) | UpstreamError::Refused { error: e, .. })) => {
             let detail = format!(
                 "the upstream server answered with the error {}",
                 e.get("code").unwrap_or(&Value::Null)
@@ -181,23 +182,20 @@ pub(crate) async fn run_initialize(
     );
 }
 
-/// L1: the `initialize` of an older server; from its result on, the relay serves.
-async fn relay_initialize(
+/// L1: the `initialize` of an older server: from here on the connection speaks the older
+/// dialect (its requests, the server's requests to VS Code, L2, L3).
+async fn older_initialize(
     shared: Arc<Shared>,
     slot: Slot,
     generation: u64,
     init: InitializeParams,
     client: Arc<UpstreamClient>,
 ) {
-    let relay = Relay::start(&shared, &client, &init);
-    match relay
-        .initialize(&slot, &init, shared.opts.discover_timeout)
-        .await
-    {
+    client.set_dialect(Dialect::Older);
+    // Before the request: the server may ask VS Code before its result.
+    *crate::sync::lock(&shared.older) = Some((generation, Older::new(&init)));
+    match older::initialize(&shared, &slot, &init, &client).await {
         Initialized::Ready(result) => {
-            // Set before the state is ready, so that the first line after the result goes
-            // to the relay.
-            let _ = shared.relay.set(relay);
             if shared.ready(generation, &client) {
                 shared.respond(&slot, Ok(result));
             }
@@ -240,25 +238,23 @@ async fn exit_line(client: &UpstreamClient, bound: std::time::Duration) {
 /// L1, L4: the definite answer of an older server to `server/discover`, as the log line names
 /// it: an error of [`discover_says_older`], or a 400, 404 or 405 to its POST (whatever the
 /// body of that status). A time-out or any other failure is no answer.
-fn older_answer(outcome: &Exchange, refused: Option<u16>) -> Option<String> {
+fn older_answer(outcome: &Exchange) -> Option<String> {
     let Exchange::Done(Err(error)) = outcome else {
         return None;
     };
     let status = match error {
-        UpstreamError::HttpStatus(status) => Some(*status),
-        UpstreamError::Rpc(_) => refused,
+        UpstreamError::HttpStatus(status) | UpstreamError::Refused { status, .. } => {
+            Some(*status)
+        }
         _ => None,
     };
     if let Some(status) = status.filter(|s| status_says_older(*s)) {
         return Some(format!("the HTTP status {status}"));
     }
-    match error {
-        UpstreamError::Rpc(e) if discover_says_older(e) => Some(format!(
-            "the error {}",
-            e.get("code").unwrap_or(&Value::Null)
-        )),
-        _ => None,
-    }
+    error
+        .rpc()
+        .filter(|e| discover_says_older(e))
+        .map(|e| format!("the error {}", e.get("code").unwrap_or(&Value::Null)))
 }
 
 /// An `UnsupportedProtocolVersionError` (-32022) whose `data.supported` lists the revision of
@@ -334,6 +330,10 @@ impl Shared {
         match &*state {
             State::Initializing { generation: g, .. } if *g == generation => {
                 *state = State::AwaitingInit;
+                let mut older = crate::sync::lock(&self.older);
+                if older.as_ref().is_some_and(|(g, _)| *g == generation) {
+                    *older = None;
+                }
                 true
             }
             _ => false,

@@ -20,8 +20,8 @@ pub mod initialize;
 pub(crate) mod listener;
 #[cfg(test)]
 mod lossless_tests;
+mod older;
 mod order;
-mod relay;
 pub mod request;
 pub mod rounds;
 #[cfg(test)]
@@ -44,7 +44,7 @@ use crate::input::complete::ElicitationIds;
 use crate::translate::initialize::ServerInfoFallback;
 use crate::translate::level::LogLevel;
 use crate::upstream::Ended;
-use crate::upstream::client::{ClientEvent, NotificationSink, UpstreamClient};
+use crate::upstream::client::{ClientEvent, IncomingSink, UpstreamClient};
 use crate::upstream::connect::Target;
 use crate::wire::parse;
 use crate::wire::reader::{LineReader, RawLine};
@@ -110,13 +110,45 @@ pub(crate) struct Shared {
     pub(crate) listener: listener::Listener,
     /// VS Code sent `notifications/initialized`: a sign-in from now on asks VS Code (M4).
     pub(crate) initialized: std::sync::atomic::AtomicBool,
-    /// L2: the relay of an older upstream server, set once before its `initialize` result.
-    pub(crate) relay: std::sync::OnceLock<Arc<relay::Relay>>,
+    /// L1–L3: the state of an older upstream server, from its `initialize` on (with the
+    /// generation of that `initialize`); `None` while the upstream is of 2026-07-28.
+    pub(crate) older: Mutex<Option<(u64, Arc<older::Older>)>>,
 }
 
 impl Shared {
     pub(crate) fn state(&self) -> MutexGuard<'_, State> {
         crate::sync::lock(&self.state)
+    }
+
+    /// L1: the state of the older upstream server of the connection, if it is one.
+    pub(crate) fn older(&self) -> Option<Arc<older::Older>> {
+        crate::sync::lock(&self.older)
+            .as_ref()
+            .map(|(_, older)| Arc::clone(older))
+    }
+
+    /// L1: the state of the older upstream server of `generation`.
+    pub(crate) fn older_of(&self, generation: u64) -> Option<Arc<older::Older>> {
+        crate::sync::lock(&self.older)
+            .as_ref()
+            .filter(|(g, _)| *g == generation)
+            .map(|(_, older)| Arc::clone(older))
+    }
+
+    /// The upstream client of `generation` while the state holds it.
+    pub(crate) fn upstream_of(&self, generation: u64) -> Option<Arc<UpstreamClient>> {
+        match &*self.state() {
+            State::Initializing {
+                generation: g,
+                upstream: Some(upstream),
+                ..
+            }
+            | State::Ready {
+                generation: g,
+                upstream,
+            } if *g == generation => Some(Arc::clone(upstream)),
+            _ => None,
+        }
     }
 
     /// The connection's counter of elicitation ids (held only while a round is planned).
@@ -146,14 +178,14 @@ impl Shared {
         tx
     }
 
-    /// M3: the notifications of the upstream of one generation, on its router, in the
-    /// upstream's order (see [`listener`]). Holds the connection weakly: the upstream client
-    /// must not keep the connection alive.
-    pub(crate) fn notification_sink(self: &Arc<Self>, generation: u64) -> NotificationSink {
+    /// M3, L3: the notifications and requests of the upstream of one generation, on its
+    /// router, in the upstream's order (see [`listener`]). Holds the connection weakly: the
+    /// upstream client must not keep the connection alive.
+    pub(crate) fn incoming_sink(self: &Arc<Self>, generation: u64) -> IncomingSink {
         let weak = Arc::downgrade(self);
-        Arc::new(move |method, params| {
+        Arc::new(move |incoming| {
             if let Some(shared) = weak.upgrade() {
-                dispatch::on_upstream_notification(&shared, generation, method, params);
+                dispatch::on_incoming(&shared, generation, incoming);
             }
         })
     }
@@ -208,7 +240,7 @@ where
         upstream_pid: Arc::clone(&hooks.upstream_pid),
         listener: listener::Listener::default(),
         initialized: std::sync::atomic::AtomicBool::new(false),
-        relay: std::sync::OnceLock::new(),
+        older: Mutex::new(None),
     });
     if let Some(sign_in) = &shared.opts.sign_in {
         sign_in.gate().attach(consent::FrontConsent::new(&shared));

@@ -28,13 +28,15 @@ use crate::translate::schema::FixKind;
 use crate::translate::shape::{ResultKind, kind_of, result_kind, shape_object, shape_result};
 use crate::upstream::UpstreamError;
 use crate::upstream::client::{RequestOptions, UpstreamClient};
+use crate::upstream::dialect::Dialect;
 use crate::wire::lazy::{Body, LazyObject};
 
-/// The error object of a failed upstream request of a forwarded request (and of the relay of
-/// an older server, L4).
+/// The error object of a failed upstream request of a forwarded request (of either revision).
 pub(crate) fn error_of(error: UpstreamError) -> Value {
     match error {
-        UpstreamError::Rpc(e) => errors::upstream_error(e),
+        UpstreamError::Rpc(e) | UpstreamError::Refused { error: e, .. } => {
+            errors::upstream_error(e)
+        }
         // A stdio upstream that closed its output is gone for good.
         UpstreamError::Closed => error_object(Cause::UpstreamExited, None),
         UpstreamError::InvalidResponse(why) => error_object(Cause::InvalidResponse, Some(&why)),
@@ -60,15 +62,27 @@ pub(crate) async fn run_forward(
     params: Option<LazyObject>,
     upstream: Arc<UpstreamClient>,
 ) {
-    // R3, C3: the parts of VS Code's params.
-    let fwd = forward_object(params.unwrap_or_default());
-    let opts = RequestOptions {
-        log_level: shared.log_level(),
-        progress: fwd.progress_token.is_some(),
-        meta: fwd.meta,
-        stream: false,
+    let older = upstream.dialect() == Dialect::Older;
+    let (params, opts, progress_token) = if older {
+        // L2: VS Code's params as received; only the progress token is the bridge's.
+        let params = params.unwrap_or_default();
+        let token = super::older::progress_token(&params);
+        let opts = RequestOptions {
+            progress: token.is_some(),
+            ..RequestOptions::default()
+        };
+        (params, opts, token)
+    } else {
+        // R3, C3: the parts of VS Code's params.
+        let fwd = forward_object(params.unwrap_or_default());
+        let opts = RequestOptions {
+            log_level: shared.log_level(),
+            progress: fwd.progress_token.is_some(),
+            meta: fwd.meta,
+            stream: false,
+        };
+        (fwd.params, opts, fwd.progress_token)
     };
-    let (params, progress_token) = (fwd.params, fwd.progress_token);
     let method = slot.method.clone();
     let mut rounds = Rounds::new(upstream.capabilities());
     // The params of a retry (R8); the first round sends VS Code's params (a copy of the
@@ -96,9 +110,10 @@ pub(crate) async fn run_forward(
         let body = match outcome {
             Exchange::Cancelled => break None,
             Exchange::TimedOut => break Some(Err(timed_out(&slot, timeout))),
-            Exchange::Done(Err(UpstreamError::Rpc(e)))
-                if is_refused_state(rounds.carried_state, &e) =>
+            Exchange::Done(Err(e))
+                if e.rpc().is_some_and(|e| is_refused_state(rounds.carried_state, e)) =>
             {
+                let e = e.rpc().cloned().unwrap_or_default();
                 break Some(refused_state(&slot, &e, rounds.input_wait).map(Body::Value));
             }
             Exchange::Done(Err(e)) => break Some(Err(error_of(e))),
@@ -118,7 +133,8 @@ pub(crate) async fn run_forward(
             other => other.into_value(),
         };
         rounds.observe(&shared, &raw);
-        if !is_input_required(&raw) {
+        // L2: an older server has no input rounds; its `input_required` is not valid.
+        if older || !is_input_required(&raw) {
             let mut raw = raw;
             if method == "tools/list" {
                 upstream.tools_listed(&mut raw);

@@ -1,7 +1,7 @@
-//! L1, L2: an upstream server of revision 2025-11-25 or older (docs/older-servers.md). Pure
+//! L1, L3: an upstream server of revision 2025-11-25 or older (docs/older-servers.md). Pure
 //! functions: whether the answer to `server/discover` says that the server is older, which
-//! revisions its `initialize` result may name, and the request frame that goes upstream with
-//! the bridge's own id and progress token.
+//! revisions its `initialize` result may name, and the bridge's answer to a request of the
+//! server. Its request frame is the client's ([`crate::upstream::envelope::RequestFrame::older`]).
 
 use serde_json::{Map, Value};
 
@@ -41,44 +41,6 @@ pub fn accepted_revision(result: &Value) -> Option<&str> {
         .get("protocolVersion")
         .and_then(Value::as_str)
         .filter(|v| OLDER_REVISIONS.contains(v))
-}
-
-/// L2: a request of VS Code as it goes upstream: the bridge's integer id `upstream_id`, and,
-/// when VS Code asked for progress, the same integer as the progress token (C3: VS Code's own
-/// token may be `0` on every request, so progress is keyed by request). Everything else
-/// passes as received (docs/architecture.md principle 1). Returns the frame and VS Code's
-/// token.
-pub fn upstream_request(
-    upstream_id: i64,
-    method: &str,
-    params: Option<Value>,
-) -> (Value, Option<Value>) {
-    let mut token = None;
-    let params = params.map(|mut params| {
-        if let Some(meta) = params.get_mut("_meta").and_then(Value::as_object_mut)
-            && let Some(client_token) = meta.get_mut("progressToken")
-        {
-            token = Some(std::mem::replace(client_token, Value::from(upstream_id)));
-        }
-        params
-    });
-    let mut frame = Map::new();
-    frame.insert("jsonrpc".into(), "2.0".into());
-    frame.insert("id".into(), Value::from(upstream_id));
-    frame.insert("method".into(), method.into());
-    if let Some(params) = params {
-        frame.insert("params".into(), params);
-    }
-    (Value::Object(frame), token)
-}
-
-/// L2: the bridge's `notifications/cancelled` upstream for its request `upstream_id`.
-pub fn upstream_cancel(upstream_id: i64, reason: &str) -> Value {
-    serde_json::json!({
-        "jsonrpc": "2.0",
-        "method": "notifications/cancelled",
-        "params": {"requestId": upstream_id, "reason": reason},
-    })
 }
 
 /// L3: the bridge's response upstream to a request of the server (its id as the server gave
@@ -141,28 +103,6 @@ mod tests {
             None
         );
         assert_eq!(accepted_revision(&json!({})), None);
-    }
-
-    #[test]
-    fn l2_the_request_gets_the_bridge_id_and_token_and_keeps_the_rest() {
-        let params = json!({"name": "echo", "arguments": {"x": 1},
-            "_meta": {"progressToken": 0, "vscode.requestId": "r"}});
-        let (frame, token) = upstream_request(7, "tools/call", Some(params));
-        assert_eq!(token, Some(json!(0)));
-        assert_eq!(
-            frame,
-            json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                "params": {"name": "echo", "arguments": {"x": 1},
-                    "_meta": {"progressToken": 7, "vscode.requestId": "r"}}})
-        );
-        let (frame, token) = upstream_request(8, "tools/list", None);
-        assert_eq!(token, None);
-        assert_eq!(
-            frame,
-            json!({"jsonrpc": "2.0", "id": 8, "method": "tools/list"})
-        );
-        let (_, token) = upstream_request(9, "tools/list", Some(json!({"_meta": {}})));
-        assert_eq!(token, None, "no token without one of VS Code");
     }
 
     #[test]

@@ -8,26 +8,17 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use process_wrap::tokio::{ChildWrapper, CommandWrap, KillOnDrop};
-use serde_json::Value;
 use tokio::sync::{Notify, watch};
 use tokio::time::Instant;
 
-use super::envelope::RequestFrame;
 use super::events::Events;
-use super::lines::LineLink;
-use super::{Ended, ExitInfo, Transport, TransportEvent};
+use super::lines::{LineLink, LineTransport, Stopper};
+use super::{Ended, ExitInfo, TransportEvent};
 use crate::log::{self, Level};
 use crate::wire::writer::Room;
 
 /// The `shutdown_grace` of the stop sequence (R7, docs/exit-codes.md).
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
-
-/// A running upstream command.
-pub struct ChildTransport {
-    link: LineLink,
-    stop: Arc<Notify>,
-    end: watch::Receiver<Option<Ended>>,
-}
 
 /// What a child needs besides its command line.
 #[derive(Clone)]
@@ -38,80 +29,55 @@ pub struct ChildOptions {
     pub pid: Arc<AtomicU32>,
 }
 
-impl ChildTransport {
-    /// Starts `command` with `args`; its stderr is the bridge's stderr, so that its lines
-    /// reach VS Code's Output channel.
-    pub fn spawn(
-        command: &std::ffi::OsStr,
-        args: &[std::ffi::OsString],
-        opts: &ChildOptions,
-        events: Events,
-        room: Room,
-    ) -> io::Result<Arc<ChildTransport>> {
-        let mut wrap = CommandWrap::with_new(command, |c| {
-            c.args(args)
-                .stdin(std::process::Stdio::piped())
-                .stdout(std::process::Stdio::piped());
-            c.stderr(std::process::Stdio::inherit());
-        });
-        #[cfg(unix)]
-        wrap.wrap(process_wrap::tokio::ProcessGroup::leader());
-        #[cfg(windows)]
-        wrap.wrap(process_wrap::tokio::JobObject);
-        // On Windows this also makes the job kill its processes when the bridge ends.
-        wrap.wrap(KillOnDrop);
-        let mut child = wrap.spawn()?;
-        let stdin = child
-            .stdin()
-            .take()
-            .ok_or_else(|| io::Error::other("no stdin pipe"))?;
-        let stdout = child
-            .stdout()
-            .take()
-            .ok_or_else(|| io::Error::other("no stdout pipe"))?;
-        if let Some(pid) = child.id() {
-            opts.pid.store(pid, Ordering::SeqCst);
-        }
-        #[cfg(unix)]
-        crate::wire::stdio_pipes::grow_pipe(&stdout);
-        let stdin = crate::wire::stdio_pipes::child_stdin(stdin)?;
-
-        let link = LineLink::spawn(stdout, stdin, opts.max_line_bytes, events.clone(), room);
-        let stop = Arc::new(Notify::new());
-        let (end_tx, end) = watch::channel(None);
-        tokio::spawn(supervise(
-            child,
-            opts.grace,
-            Arc::clone(&stop),
-            link.clone(),
-            events,
-            end_tx,
-        ));
-        Ok(Arc::new(ChildTransport { link, stop, end }))
+/// Starts `command` with `args` as the transport of lines over its pipes; its stderr is the
+/// bridge's stderr, so that its lines reach VS Code's Output channel.
+pub fn spawn(
+    command: &std::ffi::OsStr,
+    args: &[std::ffi::OsString],
+    opts: &ChildOptions,
+    events: Events,
+    room: Room,
+) -> io::Result<Arc<LineTransport>> {
+    let mut wrap = CommandWrap::with_new(command, |c| {
+        c.args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped());
+        c.stderr(std::process::Stdio::inherit());
+    });
+    #[cfg(unix)]
+    wrap.wrap(process_wrap::tokio::ProcessGroup::leader());
+    #[cfg(windows)]
+    wrap.wrap(process_wrap::tokio::JobObject);
+    // On Windows this also makes the job kill its processes when the bridge ends.
+    wrap.wrap(KillOnDrop);
+    let mut child = wrap.spawn()?;
+    let stdin = child
+        .stdin()
+        .take()
+        .ok_or_else(|| io::Error::other("no stdin pipe"))?;
+    let stdout = child
+        .stdout()
+        .take()
+        .ok_or_else(|| io::Error::other("no stdout pipe"))?;
+    if let Some(pid) = child.id() {
+        opts.pid.store(pid, Ordering::SeqCst);
     }
-}
+    #[cfg(unix)]
+    crate::wire::stdio_pipes::grow_pipe(&stdout);
+    let stdin = crate::wire::stdio_pipes::child_stdin(stdin)?;
 
-impl Transport for ChildTransport {
-    fn send(&self, frame: &RequestFrame) -> bool {
-        self.link.send_request(frame)
-    }
-
-    fn relay_link(&self) -> Option<&dyn super::RelayLink> {
-        Some(&self.link)
-    }
-
-    fn cancel(&self, _id: i64, frame: &Value) {
-        self.link.send(frame);
-    }
-
-    fn stop(&self) {
-        // notify_one keeps a permit, so a stop before the supervisor waits is not lost.
-        self.stop.notify_one();
-    }
-
-    fn end_watch(&self) -> watch::Receiver<Option<Ended>> {
-        self.end.clone()
-    }
+    let link = LineLink::spawn(stdout, stdin, opts.max_line_bytes, events.clone(), room);
+    let stop = Arc::new(Notify::new());
+    let (end_tx, end) = watch::channel(None);
+    tokio::spawn(supervise(
+        child,
+        opts.grace,
+        Arc::clone(&stop),
+        link.clone(),
+        events,
+        end_tx,
+    ));
+    Ok(LineTransport::new(link, end, Stopper::Process(stop)))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -214,9 +180,11 @@ fn exit_info(status: std::process::ExitStatus) -> ExitInfo {
 mod tests {
     use super::*;
 
+    use crate::upstream::envelope::RequestFrame;
+    use crate::upstream::{Outgoing, Transport};
     use crate::wire::reader::RawLine;
 
-    async fn exited(t: &ChildTransport) -> Option<ExitInfo> {
+    async fn exited(t: &LineTransport) -> Option<ExitInfo> {
         let mut w = t.end_watch();
         tokio::time::timeout(Duration::from_secs(10), w.wait_for(Option::is_some))
             .await
@@ -231,7 +199,8 @@ mod tests {
         let (tx, mut rx) = crate::upstream::events::channel();
         let t = sh("read l; echo \"$l\"; exit 3", SHUTDOWN_GRACE, tx);
         let params = crate::wire::lazy::LazyObject::new();
-        assert!(t.send(&RequestFrame::new(1, "x", &params, b"{}".to_vec())));
+        let frame = RequestFrame::new(1, "x", &params, b"{}".to_vec());
+        assert!(t.send(Outgoing::Request(&frame)));
         match rx.recv().await {
             Some(TransportEvent::Line(RawLine::Line(l))) => assert_eq!(
                 l,
@@ -280,8 +249,8 @@ mod tests {
     }
 
     /// A `sh -c <script>` upstream with a line limit of 1 KiB.
-    fn sh(script: &str, grace: Duration, tx: Events) -> Arc<ChildTransport> {
-        ChildTransport::spawn(
+    fn sh(script: &str, grace: Duration, tx: Events) -> Arc<LineTransport> {
+        spawn(
             "sh".as_ref(),
             &["-c".into(), script.into()],
             &opts(grace),
@@ -303,7 +272,7 @@ mod tests {
     async fn a_command_that_does_not_exist_fails_to_spawn() {
         let (tx, _rx) = crate::upstream::events::channel();
         assert!(
-            ChildTransport::spawn(
+            spawn(
                 "/nonexistent/upstream".as_ref(),
                 &[],
                 &opts(SHUTDOWN_GRACE),

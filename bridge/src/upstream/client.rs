@@ -1,5 +1,7 @@
-//! The upstream client: integer ids, the `_meta` envelope, routing of responses and progress
-//! by request, `notifications/cancelled` for a request that the bridge gives up.
+//! The upstream client, one for every revision: integer ids, the request frame of its
+//! [`Dialect`], one table of requests in flight, routing of responses and progress by
+//! request, `notifications/cancelled` for a request that the bridge gives up, and the one path
+//! of the server's notifications and requests to the front ([`IncomingSink`]).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
@@ -8,9 +10,10 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
 
+use super::dialect::{Dialect, DialectCell};
 use super::envelope::{self, Envelope};
 use super::events::{Flow, Inbox};
-use super::{Ended, Transport, TransportEvent, UpstreamError};
+use super::{Ended, Outgoing, Transport, TransportEvent, UpstreamError};
 use crate::errors::Cause;
 use crate::log::{self, Level, Scope};
 use crate::sync::lock;
@@ -31,26 +34,28 @@ pub enum ClientEvent {
     Ended(Ended),
 }
 
-/// Takes each notification of the upstream server that belongs to no request (M3: the events
-/// of the listen streams and the log messages). It runs on the router, before the router reads
-/// the next line: so whatever it writes to the one writer of VS Code is queued before the
-/// response of any later line is even routed (the quirk on the order of list changes and
-/// results). It must not block.
-pub type NotificationSink = Arc<dyn Fn(String, Option<Value>) + Send + Sync>;
-
-/// L2: takes every line of an upstream server of an older revision once the relay took the
-/// connection over ([`UpstreamClient::relay_lines`]): on the router, in the upstream's order.
-/// It must not block.
-pub type LineHook = Box<dyn Fn(Relayed) + Send + Sync>;
-
-/// L2: what the relay of an older upstream server gets from the router.
-pub enum Relayed {
-    /// One message of the upstream server.
-    Line(RawLine),
-    /// A request of the relay that got no JSON-RPC answer (over HTTP: a status, a broken
-    /// stream); after its response this changes nothing.
-    Failed(i64, UpstreamError),
+/// A message of the upstream server that belongs to no request of the bridge.
+#[derive(Debug)]
+pub enum Incoming {
+    /// A notification (M3: the events of the listen streams, the log messages; L2: every
+    /// notification of an older server).
+    Notification {
+        method: String,
+        params: Option<Value>,
+    },
+    /// L3: a request of an older server to VS Code (its id as the server gave it).
+    Request {
+        id: Value,
+        method: String,
+        params: Option<Value>,
+    },
 }
+
+/// Takes each message of the upstream server that belongs to no request. It runs on the
+/// router, before the router reads the next line: so whatever it writes to the one writer of
+/// VS Code is queued before the response of any later line is even routed (the quirk on the
+/// order of list changes and results). It must not block.
+pub type IncomingSink = Arc<dyn Fn(Incoming) + Send + Sync>;
 
 /// A request in flight: the channels of its [`Call`].
 struct Pending {
@@ -98,8 +103,8 @@ pub struct UpstreamClient {
     pending: Mutex<HashMap<i64, Pending, foldhash::fast::RandomState>>,
     closed: AtomicBool,
     max_line_bytes: usize,
-    /// L2: set once when the relay of an older server takes the lines over.
-    relay: std::sync::OnceLock<LineHook>,
+    /// L1: the revision of the connection.
+    dialect: DialectCell,
 }
 
 /// What a request task reads from its call.
@@ -129,7 +134,7 @@ impl UpstreamClient {
         envelope: Envelope,
         max_line_bytes: usize,
         front: mpsc::UnboundedSender<ClientEvent>,
-        sink: NotificationSink,
+        sink: IncomingSink,
     ) -> Arc<UpstreamClient> {
         let client = Arc::new(UpstreamClient {
             transport,
@@ -139,7 +144,7 @@ impl UpstreamClient {
             pending: Mutex::new(HashMap::default()),
             closed: AtomicBool::new(false),
             max_line_bytes,
-            relay: std::sync::OnceLock::new(),
+            dialect: DialectCell::default(),
         });
         let mut router = Router {
             client: Arc::clone(&client),
@@ -156,16 +161,28 @@ impl UpstreamClient {
         &self.envelope.capabilities
     }
 
-    /// See [`Transport::tools_listed`].
+    /// See [`Transport::tools_listed`]; the parameters of `x-mcp-header` are of 2026-07-28.
     pub fn tools_listed(&self, result: &mut Value) {
-        self.transport.tools_listed(result);
+        if self.dialect() == Dialect::Modern {
+            self.transport.tools_listed(result);
+        }
     }
 
-    /// L2: from now on every line of the upstream server goes to `hook`; the end of the
-    /// connection still ends this client (the stop and the exit stay as they are). False when
-    /// a hook was set before.
-    pub fn relay_lines(&self, hook: LineHook) -> bool {
-        self.relay.set(hook).is_ok()
+    /// L1: the revision of the connection.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect.get()
+    }
+
+    /// L1: the front found the revision of the server; the requests from now on are written
+    /// in `dialect`.
+    pub fn set_dialect(&self, dialect: Dialect) {
+        self.dialect.set(dialect);
+    }
+
+    /// L2, L3: one notification or response upstream (of an older server); false when the
+    /// transport takes no more.
+    pub fn send_message(&self, frame: &Value) -> bool {
+        self.transport.send(Outgoing::Message(frame))
     }
 
     /// The transport (for the stop sequence and the watchdog).
@@ -190,9 +207,8 @@ impl UpstreamClient {
         self.request_with(method, &params.into(), opts)
     }
 
-    /// L2: the next id of the upstream connection, for a request that the relay of an older
-    /// upstream server writes itself; no request of this client can get it again.
-    pub fn reserve_id(&self) -> i64 {
+    /// The next id of the upstream connection.
+    fn reserve_id(&self) -> i64 {
         self.next_id.fetch_add(1, Ordering::Relaxed)
     }
 
@@ -211,7 +227,12 @@ impl UpstreamClient {
         } else {
             (None, None)
         };
-        let frame = envelope::RequestFrame::new(id, method, params, self.meta(id, opts));
+        let frame = match self.dialect() {
+            Dialect::Modern => {
+                envelope::RequestFrame::new(id, method, params, self.meta(id, opts))
+            }
+            Dialect::Older => envelope::RequestFrame::older(id, method, params, opts.progress),
+        };
         {
             let mut pending = lock(&self.pending);
             if self.is_closed() {
@@ -226,7 +247,7 @@ impl UpstreamClient {
                 },
             );
         }
-        if !self.transport.send(&frame) {
+        if !self.transport.send(Outgoing::Request(&frame)) {
             lock(&self.pending).remove(&id);
             return Err(UpstreamError::Closed);
         }
@@ -343,26 +364,12 @@ impl UpstreamClient {
 struct Router {
     client: Arc<UpstreamClient>,
     front: mpsc::UnboundedSender<ClientEvent>,
-    sink: NotificationSink,
+    sink: IncomingSink,
 }
 
 impl Router {
     fn route(&mut self, event: TransportEvent) -> Flow {
         let client = &self.client;
-        let event = match (client.relay.get(), event) {
-            (
-                Some(hook),
-                TransportEvent::Line(line @ (RawLine::Line(_) | RawLine::TooLong { .. })),
-            ) => {
-                hook(Relayed::Line(line));
-                return Flow::Continue;
-            }
-            (Some(hook), TransportEvent::Failed { id, error }) => {
-                hook(Relayed::Failed(id, error));
-                return Flow::Continue;
-            }
-            (_, event) => event,
-        };
         match event {
             TransportEvent::Line(RawLine::Line(line)) => match parse_fast(line) {
                 // The common case: a result whose members stay as received (a hot-path choice of bridge/README.md).
@@ -371,7 +378,10 @@ impl Router {
                         log::bridge(Level::Debug, NO_REQUEST);
                     }
                 }
-                Ok(Fast::Request { method, .. }) => dropped_request(&method),
+                Ok(Fast::Request { id, method, params }) => {
+                    let params = params.map(|p| Value::Object(p.into_map()));
+                    request(client, id, method, params, &self.sink);
+                }
                 Err(line) => handle(client, parse::parse_line(&line), &self.sink),
             },
             TransportEvent::Line(RawLine::TooLong { head, tail }) => handle(
@@ -405,7 +415,18 @@ impl Drop for Router {
 
 const NO_REQUEST: &str = "dropped a response of the upstream server to no request in flight";
 
-fn dropped_request(method: &str) {
+/// L3: a request of the upstream server goes to the front when the server is older; a server
+/// of 2026-07-28 sends none.
+fn request(
+    client: &UpstreamClient,
+    id: Value,
+    method: String,
+    params: Option<Value>,
+    sink: &IncomingSink,
+) {
+    if client.dialect() == Dialect::Older {
+        return sink(Incoming::Request { id, method, params });
+    }
     log::bridge(
         Level::Debug,
         &format!(
@@ -414,7 +435,7 @@ fn dropped_request(method: &str) {
     );
 }
 
-fn handle(client: &UpstreamClient, parsed: Parsed, sink: &NotificationSink) {
+fn handle(client: &UpstreamClient, parsed: Parsed, sink: &IncomingSink) {
     match parsed {
         Parsed::Message(Message::Response { id, body }) => {
             let body = body.map(Body::Value).map_err(UpstreamError::Rpc);
@@ -425,17 +446,23 @@ fn handle(client: &UpstreamClient, parsed: Parsed, sink: &NotificationSink) {
         Parsed::Message(Message::Notification { method, params }) => match method.as_str() {
             "notifications/progress" => client.progress(params),
             // Quirk of M1: the ids of VS Code and of the upstream are both integers; a
-            // cancellation of the upstream must never reach VS Code.
+            // cancellation of the upstream never reaches VS Code as it came. An older server
+            // gives up one of its own requests to VS Code with it (L3): the front maps its id.
             "notifications/cancelled" => {
                 client.cancelled_by_server(params.as_ref());
+                if client.dialect() == Dialect::Older {
+                    return sink(Incoming::Notification { method, params });
+                }
                 log::bridge(
                     Level::Debug,
                     "dropped the notification notifications/cancelled of the upstream server",
                 )
             }
-            _ => sink(method, params),
+            _ => sink(Incoming::Notification { method, params }),
         },
-        Parsed::Message(Message::Request { method, .. }) => dropped_request(&method),
+        Parsed::Message(Message::Request { id, method, params }) => {
+            request(client, id, method, params, sink)
+        }
         Parsed::Invalid { id, cause, detail } => {
             let why = dropped_invalid_line(cause, detail);
             client.complete(&id, Err(UpstreamError::InvalidResponse(why)));
@@ -445,8 +472,8 @@ fn handle(client: &UpstreamClient, parsed: Parsed, sink: &NotificationSink) {
 }
 
 /// The line of docs/stderr.md `mcp_router: warning: dropped <frame>: <outcome>` for a line
-/// of the upstream server that is not valid (also of an older one, L2); returns the reason.
-pub fn dropped_invalid_line(cause: Cause, detail: Option<String>) -> String {
+/// of the upstream server that is not valid; returns the reason.
+fn dropped_invalid_line(cause: Cause, detail: Option<String>) -> String {
     let why = detail.map_or_else(
         || cause.name().to_owned(),
         |d| format!("{} ({d})", cause.name()),
@@ -460,7 +487,7 @@ pub fn dropped_invalid_line(cause: Cause, detail: Option<String>) -> String {
 }
 
 /// The same line for a response of the upstream server without a valid id.
-pub fn dropped_line_without_id() {
+fn dropped_line_without_id() {
     log::write(
         Scope::McpRouter,
         Level::Warn,

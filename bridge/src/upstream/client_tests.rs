@@ -13,8 +13,12 @@ struct Recorder {
 }
 
 impl Transport for Recorder {
-    fn send(&self, frame: &envelope::RequestFrame) -> bool {
-        lock(&self.frames).push(frame.to_value());
+    fn send(&self, frame: Outgoing<'_>) -> bool {
+        let value = match frame {
+            Outgoing::Request(request) => request.to_value(),
+            Outgoing::Message(message) => message.clone(),
+        };
+        lock(&self.frames).push(value);
         true
     }
     fn cancel(&self, _id: i64, frame: &Value) {
@@ -50,8 +54,10 @@ fn setup() -> (
         capabilities: json!({}),
     };
     let (ntx, nrx) = mpsc::unbounded_channel();
-    let sink: NotificationSink = Arc::new(move |method, params| {
-        let _ = ntx.send((method, params));
+    let sink: IncomingSink = Arc::new(move |incoming| {
+        if let Incoming::Notification { method, params } = incoming {
+            let _ = ntx.send((method, params));
+        }
     });
     let client = UpstreamClient::start(rec.clone(), rx, env, 1 << 20, ftx, sink);
     (client, rec, tx, frx, nrx)
@@ -262,7 +268,7 @@ fn over_lines() -> (
         capabilities: json!({}),
     };
     let (ftx, _frx) = mpsc::unbounded_channel();
-    let sink: NotificationSink = Arc::new(|_, _| {});
+    let sink: IncomingSink = Arc::new(|_| {});
     let client = UpstreamClient::start(transport, inbox, env, 1 << 20, ftx, sink);
     let lines = tokio::io::BufReader::new(their_read).lines();
     (client, lines, their_write)

@@ -13,7 +13,7 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::Transport;
-use super::child::{ChildOptions, ChildTransport};
+use super::child::{self, ChildOptions};
 use super::events::{Inbox, events};
 use super::http::{HttpOptions, HttpTransport};
 use super::lines::LineTransport;
@@ -130,7 +130,7 @@ pub fn connect(
                 grace: opts.grace,
                 pid: Arc::clone(&opts.pid),
             };
-            ChildTransport::spawn(command, args, &child, tx, room).map_err(|e| ConnectError {
+            child::spawn(command, args, &child, tx, room).map_err(|e| ConnectError {
                 cause: Cause::SpawnFailed,
                 line: format!("cannot start the upstream command: {e}"),
             })?

@@ -3,6 +3,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::dialect::Dialect;
 use crate::translate::level::{self, LogLevel};
 use crate::wire::lazy::LazyObject;
 use crate::wire::out::{Frame, FrameBuf};
@@ -131,41 +132,78 @@ fn member<T: Serialize + ?Sized>(out: &mut Vec<u8>, key: &str, value: &T) {
     let _ = serde_json::to_writer(&mut *out, value);
 }
 
-/// One upstream request as it goes out: the params as received (raw members stay raw) with
-/// the `_meta` of the envelope in them.
+/// One upstream request as it goes out, in the dialect of its connection: the params as
+/// received (raw members stay raw) with the `_meta` of the envelope in them (R1, R3), or for
+/// an older server (L2) the params as received with only the progress token replaced.
 #[derive(Clone, Debug)]
 pub struct RequestFrame<'a> {
     pub id: i64,
     pub method: &'a str,
     params: &'a LazyObject,
-    /// The JSON text of `_meta`.
-    meta: Vec<u8>,
+    /// The JSON text of `_meta`, set into the params; `None`: the params as they are.
+    meta: Option<Vec<u8>>,
+    pub dialect: Dialect,
 }
 
 impl<'a> RequestFrame<'a> {
-    /// `_meta` goes into the params as `Map::insert` puts it: last, or in the place of a
-    /// `_meta` that the params have. The params are borrowed: the request task keeps them
-    /// for a retry of an input round (R8), and a frame needs no copy of them.
+    /// A request of 2026-07-28. `_meta` goes into the params as `Map::insert` puts it: last,
+    /// or in the place of a `_meta` that the params have. The params are borrowed: the request
+    /// task keeps them for a retry of an input round (R8), and a frame needs no copy of them.
     pub fn new(id: i64, method: &'a str, params: &'a LazyObject, meta: Vec<u8>) -> Self {
         RequestFrame {
             id,
             method,
             params,
-            meta,
+            meta: Some(meta),
+            dialect: Dialect::Modern,
         }
+    }
+
+    /// L2: a request to an older server: VS Code's params as received; with `progress`, the
+    /// progress token of `_meta` becomes the bridge's id (C3: VS Code's own token may be `0` on
+    /// every request, so progress is keyed by request). Empty params go without `params`.
+    pub fn older(id: i64, method: &'a str, params: &'a LazyObject, progress: bool) -> Self {
+        let meta = progress
+            .then(|| params.get_value("_meta"))
+            .flatten()
+            .and_then(|meta| match meta.into_owned() {
+                Value::Object(mut meta) => {
+                    meta.insert("progressToken".into(), Value::from(id));
+                    serde_json::to_vec(&meta).ok()
+                }
+                _ => None,
+            });
+        RequestFrame {
+            id,
+            method,
+            params,
+            meta,
+            dialect: Dialect::Older,
+        }
+    }
+
+    /// False for a request to an older server without params (the member is left out).
+    fn has_params(&self) -> bool {
+        self.meta.is_some() || !self.params.is_empty()
     }
 
     /// The frame as one line, with the members of the params written from their bytes.
     pub fn line(&self) -> Frame {
+        let meta_len = self.meta.as_ref().map_or(0, Vec::len);
         // The envelope, the method and the `\n`: the buffer never grows.
-        let size = 80 + self.method.len() + self.meta.len() + self.params.copied_len();
+        let size = 80 + self.method.len() + meta_len + self.params.copied_len();
         let mut out = FrameBuf::with_capacity(size);
         out.push(b"{\"jsonrpc\":\"2.0\",\"id\":");
         out.push_value(&self.id);
         out.push(b",\"method\":");
         out.push_value_str(self.method);
-        out.push(b",\"params\":");
-        self.params.write_setting(&mut out, "_meta", &self.meta);
+        if self.has_params() {
+            out.push(b",\"params\":");
+            match &self.meta {
+                Some(meta) => self.params.write_setting(&mut out, "_meta", meta),
+                None => self.params.write(&mut out),
+            }
+        }
         out.push(b"}");
         out.into_line()
     }
@@ -176,12 +214,16 @@ impl<'a> RequestFrame<'a> {
         frame.insert("jsonrpc".into(), Value::from("2.0"));
         frame.insert("id".into(), Value::from(self.id));
         frame.insert("method".into(), Value::from(self.method));
-        let mut params = self.params.to_map();
-        params.insert(
-            "_meta".into(),
-            serde_json::from_slice(&self.meta).unwrap_or_default(),
-        );
-        frame.insert("params".into(), Value::Object(params));
+        if self.has_params() {
+            let mut params = self.params.to_map();
+            if let Some(meta) = &self.meta {
+                params.insert(
+                    "_meta".into(),
+                    serde_json::from_slice(meta).unwrap_or_default(),
+                );
+            }
+            frame.insert("params".into(), Value::Object(params));
+        }
         Value::Object(frame)
     }
 }
@@ -281,6 +323,34 @@ mod tests {
         let mut line = serde_json::to_vec(&expected).unwrap_or_default();
         line.push(b'\n');
         assert_eq!(f.line().to_vec(), line);
+    }
+
+    #[test]
+    fn l2_a_request_to_an_older_server_gets_the_bridge_id_and_token_and_keeps_the_rest() {
+        let lazy = |v: Value| LazyObject::from(v.as_object().cloned().unwrap_or_default());
+        let params = lazy(json!({"name": "echo", "arguments": {"x": 1},
+            "_meta": {"progressToken": 0, "vscode.requestId": "r"}}));
+        let expected = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+            "params": {"name": "echo", "arguments": {"x": 1},
+                "_meta": {"progressToken": 7, "vscode.requestId": "r"}}});
+        let frame = RequestFrame::older(7, "tools/call", &params, true);
+        assert_eq!(frame.to_value(), expected);
+        let mut line = serde_json::to_vec(&expected).unwrap_or_default();
+        line.push(b'\n');
+        assert_eq!(frame.line().to_vec(), line);
+        let without = RequestFrame::older(7, "tools/call", &params, false);
+        assert_eq!(
+            without.to_value()["params"]["_meta"],
+            json!({"progressToken": 0, "vscode.requestId": "r"}),
+            "no progress asked: the params as received"
+        );
+        let empty = LazyObject::new();
+        let bare = RequestFrame::older(8, "tools/list", &empty, false);
+        let expected = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/list"});
+        assert_eq!(bare.to_value(), expected);
+        let mut line = serde_json::to_vec(&expected).unwrap_or_default();
+        line.push(b'\n');
+        assert_eq!(bare.line().to_vec(), line);
     }
 
     #[test]

@@ -2,9 +2,9 @@
 //! 2026-07-28 specification): one frame per line, each line at most `--max-line-bytes`.
 //!
 //! [`LineLink`] is the framing alone: the bridge's one writer type ([`crate::wire::writer`])
-//! on the write side, a reader task on the other. The child process ([`super::child`]) adds
-//! its supervision on top, and [`LineTransport`] is a connection over any pair of streams, for
-//! example an in-memory pipe to a server in the same process.
+//! on the write side, a reader task on the other. [`LineTransport`] is the one transport of
+//! lines: over the pipes of the upstream command (its supervision in [`super::child`]), or
+//! over any pair of streams, for example an in-memory pipe to a server in the same process.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,9 +13,8 @@ use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{Notify, watch};
 
-use super::envelope::RequestFrame;
 use super::events::Events;
-use super::{Ended, Transport, TransportEvent};
+use super::{Ended, Outgoing, Transport, TransportEvent};
 use crate::wire::reader::{LineReader, RawLine};
 use crate::wire::writer::{Outbox, Room, spawn_writer_in};
 
@@ -60,14 +59,13 @@ impl LineLink {
         }
     }
 
-    /// Sends one request, its members as received; false when the writer has stopped.
-    pub fn send_request(&self, frame: &RequestFrame) -> bool {
-        self.writer.send_frame(frame.line())
-    }
-
-    /// Sends one frame (a cancellation); false when the writer has stopped.
-    pub fn send(&self, frame: &Value) -> bool {
-        self.writer.send(frame)
+    /// Sends one frame (a request with its members as received); false when the writer has
+    /// stopped.
+    pub fn send(&self, frame: Outgoing<'_>) -> bool {
+        match frame {
+            Outgoing::Request(request) => self.writer.send_frame(request.line()),
+            Outgoing::Message(message) => self.writer.send(message),
+        }
     }
 
     /// Closes the write side after the frames sent before (the first step of a stop).
@@ -99,17 +97,37 @@ async fn read_loop<R: AsyncRead + Unpin>(
     closed.notify_one();
 }
 
-/// A connection over a pair of streams without a process: it ends when the peer closes its
-/// side, or at the stop, when the bridge closes its own.
+/// The one transport of lines: the upstream command's pipes, or a pair of streams without a
+/// process.
 pub struct LineTransport {
     link: LineLink,
-    end_tx: Arc<watch::Sender<Option<Ended>>>,
     end: watch::Receiver<Option<Ended>>,
-    /// R7: how long the stop waits for the peer to close its side (None: until it does).
-    grace: Option<Duration>,
+    stopper: Stopper,
+}
+
+/// How the stop of a transport of lines goes on after its first step.
+pub(super) enum Stopper {
+    /// The supervisor of the upstream command runs the stop sequence of R7 (it closes the
+    /// child's stdin first).
+    Process(Arc<Notify>),
+    /// A pair of streams: the bridge closes its side, and the peer gets `grace` to close its
+    /// own (None: until it does).
+    Pipe {
+        end_tx: Arc<watch::Sender<Option<Ended>>>,
+        grace: Option<Duration>,
+    },
 }
 
 impl LineTransport {
+    /// A transport over `link` that ends when `end` says so and stops by `stopper`.
+    pub(super) fn new(
+        link: LineLink,
+        end: watch::Receiver<Option<Ended>>,
+        stopper: Stopper,
+    ) -> Arc<LineTransport> {
+        Arc::new(LineTransport { link, end, stopper })
+    }
+
     /// A transport that waits for the peer to close its side at the stop (the tests' pairs).
     #[cfg(test)]
     pub fn spawn<R, W>(
@@ -154,42 +172,41 @@ impl LineTransport {
             let _ = events.send(TransportEvent::Ended(ended));
             let _ = ends.send(Some(ended));
         });
-        Arc::new(LineTransport {
-            link,
-            end_tx,
-            end,
-            grace,
-        })
+        LineTransport::new(link, end, Stopper::Pipe { end_tx, grace })
     }
 }
 
 impl Transport for LineTransport {
-    fn send(&self, frame: &RequestFrame) -> bool {
-        self.link.send_request(frame)
-    }
-
-    fn relay_link(&self) -> Option<&dyn super::RelayLink> {
-        Some(&self.link)
+    fn send(&self, frame: Outgoing<'_>) -> bool {
+        self.link.send(frame)
     }
 
     fn cancel(&self, _id: i64, frame: &Value) {
-        self.link.send(frame);
+        self.link.send(Outgoing::Message(frame));
     }
 
     fn stop(&self) {
-        self.link.close();
-        if let (Some(grace), Ok(runtime)) = (self.grace, tokio::runtime::Handle::try_current()) {
-            let end_tx = Arc::clone(&self.end_tx);
-            runtime.spawn(async move {
-                tokio::time::sleep(grace).await;
-                end_tx.send_if_modified(|end| {
-                    let waited_out = end.is_none();
-                    if waited_out {
-                        *end = Some(Ended { exit: None });
-                    }
-                    waited_out
-                });
-            });
+        match &self.stopper {
+            // notify_one keeps a permit, so a stop before the supervisor waits is not lost.
+            Stopper::Process(stop) => stop.notify_one(),
+            Stopper::Pipe { end_tx, grace } => {
+                self.link.close();
+                if let (Some(grace), Ok(runtime)) =
+                    (*grace, tokio::runtime::Handle::try_current())
+                {
+                    let end_tx = Arc::clone(end_tx);
+                    runtime.spawn(async move {
+                        tokio::time::sleep(grace).await;
+                        end_tx.send_if_modified(|end| {
+                            let waited_out = end.is_none();
+                            if waited_out {
+                                *end = Some(Ended { exit: None });
+                            }
+                            waited_out
+                        });
+                    });
+                }
+            }
         }
     }
 
@@ -201,6 +218,7 @@ impl Transport for LineTransport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::upstream::envelope::RequestFrame;
     use serde_json::json;
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -212,7 +230,8 @@ mod tests {
         let (tx, mut rx) = crate::upstream::events::channel();
         let t = LineTransport::spawn(our_read, our_write, 1024, tx, Room::unlimited());
         let params = crate::wire::lazy::LazyObject::new();
-        assert!(t.send(&RequestFrame::new(1, "tools/list", &params, b"{}".to_vec())));
+        let frame = RequestFrame::new(1, "tools/list", &params, b"{}".to_vec());
+        assert!(t.send(Outgoing::Request(&frame)));
         let mut peer = BufReader::new(their_read).lines();
         assert_eq!(
             peer.next_line().await.ok().flatten().as_deref(),

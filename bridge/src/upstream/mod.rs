@@ -14,6 +14,7 @@
 pub mod child;
 pub mod client;
 pub mod connect;
+pub mod dialect;
 pub mod envelope;
 pub mod events;
 pub mod http;
@@ -94,26 +95,26 @@ impl ExitInfo {
     }
 }
 
+/// One frame that goes upstream.
+#[derive(Clone, Copy, Debug)]
+pub enum Outgoing<'a> {
+    /// A request of the client; its frame says the dialect it is written in.
+    Request(&'a envelope::RequestFrame<'a>),
+    /// A notification or a response of the client (L2, L3: `notifications/initialized`, the
+    /// answer to a request of an older server). A server of 2026-07-28 gets none.
+    Message(&'a Value),
+}
+
 /// A transport to one upstream server. All methods return at once.
 pub trait Transport: Send + Sync + 'static {
-    /// Queues one request; false when the transport takes no more frames. A transport of
-    /// lines writes the members of its params as received (a hot-path choice of
+    /// Queues one frame; false when the transport takes no more frames. A transport of lines
+    /// writes the members of a request's params as received (a hot-path choice of
     /// bridge/README.md); HTTP reads the frame for its headers.
-    fn send(&self, frame: &envelope::RequestFrame) -> bool;
+    fn send(&self, frame: Outgoing<'_>) -> bool;
     /// Gives up the request `id`. On stdio the frame `notifications/cancelled` goes out; over
-    /// HTTP the response stream of the request closes, which is the cancellation there.
+    /// HTTP the response stream of the request closes, which is the cancellation there (an
+    /// older server's session gets the frame too, L4).
     fn cancel(&self, id: i64, frame: &Value);
-    /// L1: the link on which the relay of an older upstream server writes its own frames: the
-    /// lines of a command or a pair of pipes, or the older HTTP transports of a URL (L4).
-    /// Requests of the 2026-07-28 client never take it: they go through [`Transport::send`].
-    fn relay_link(&self) -> Option<&dyn RelayLink> {
-        None
-    }
-    /// L1: the HTTP status with which the upstream server refused the POST of
-    /// `server/discover`, whatever its body (`None` on stdio, or without such a refusal).
-    fn refused_discover(&self) -> Option<u16> {
-        None
-    }
     /// Starts the stop sequence (idempotent). Frames queued before still go out first.
     fn stop(&self);
     /// Becomes `Some` when the connection is gone: with the exit status where there is a
@@ -123,20 +124,6 @@ pub trait Transport: Send + Sync + 'static {
     /// can learn from it what later calls need (HTTP: the parameters of `x-mcp-header`), and
     /// leave out tools that it cannot call.
     fn tools_listed(&self, _result: &mut Value) {}
-}
-
-/// L1: where the relay of an older upstream server writes its frames (requests, responses,
-/// notifications). The answers come back as [`TransportEvent::Line`]s; a request that gets no
-/// JSON-RPC answer ends with [`TransportEvent::Failed`] for its id.
-pub trait RelayLink: Send + Sync {
-    /// Queues one frame; false when the link takes no more.
-    fn send(&self, frame: &Value) -> bool;
-}
-
-impl RelayLink for lines::LineLink {
-    fn send(&self, frame: &Value) -> bool {
-        lines::LineLink::send(self, frame)
-    }
 }
 
 /// Why an upstream request failed (the front maps each to the error table).
@@ -155,6 +142,9 @@ pub enum UpstreamError {
     TransportFailed(String),
     /// An HTTP status without a JSON-RPC answer.
     HttpStatus(u16),
+    /// An HTTP status whose body is a JSON-RPC error (L1, L4: the status of a refused
+    /// `server/discover` tells an older server, whatever the error says).
+    Refused { status: u16, error: Value },
     /// M4: the sign-in that a 401 or 403 needed did not complete.
     SignIn(crate::auth::outcome::SignInError),
 }
@@ -162,7 +152,7 @@ pub enum UpstreamError {
 impl fmt::Display for UpstreamError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            UpstreamError::Rpc(e) => {
+            UpstreamError::Rpc(e) | UpstreamError::Refused { error: e, .. } => {
                 write!(
                     f,
                     "the upstream server answered with the error {}",
@@ -175,6 +165,17 @@ impl fmt::Display for UpstreamError {
             UpstreamError::TransportFailed(why) => write!(f, "the connection failed ({why})"),
             UpstreamError::HttpStatus(status) => write!(f, "HTTP status {status}"),
             UpstreamError::SignIn(e) => write!(f, "the sign-in failed ({e})"),
+        }
+    }
+}
+
+impl UpstreamError {
+    /// The JSON-RPC error object with which the upstream server answered, with or without an
+    /// HTTP status.
+    pub fn rpc(&self) -> Option<&Value> {
+        match self {
+            UpstreamError::Rpc(e) | UpstreamError::Refused { error: e, .. } => Some(e),
+            _ => None,
         }
     }
 }

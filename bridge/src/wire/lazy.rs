@@ -132,7 +132,6 @@ impl LazyObject {
         LazyObject::default()
     }
 
-    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.members.is_empty()
     }

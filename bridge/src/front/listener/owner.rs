@@ -124,11 +124,15 @@ fn stream_end(ending: &Ending) -> StreamEnd {
     match ending {
         Ok(_) | Err(UpstreamError::Ended) => StreamEnd::Result,
         // An error without a code or a message is a broken response, not a refusal.
-        Err(UpstreamError::Rpc(e)) if !errors::is_valid_error(e) => StreamEnd::Lost(
+        Err(UpstreamError::Rpc(e) | UpstreamError::Refused { error: e, .. })
+            if !errors::is_valid_error(e) =>
+        {
+            StreamEnd::Lost(
             UpstreamError::InvalidResponse("the error has no code or no message".into())
                 .to_string(),
-        ),
-        Err(UpstreamError::Rpc(e)) => StreamEnd::Refused {
+            )
+        }
+        Err(UpstreamError::Rpc(e) | UpstreamError::Refused { error: e, .. }) => StreamEnd::Refused {
             code: e.get("code").and_then(Value::as_i64).unwrap_or(0),
             message: e
                 .get("message")
@@ -149,7 +153,9 @@ fn stream_end(ending: &Ending) -> StreamEnd {
 fn change_error(ending: &Ending) -> Value {
     const DETAIL: &str = "subscriptions/listen";
     match ending {
-        Err(UpstreamError::Rpc(e)) => errors::upstream_error(e.clone()),
+        Err(UpstreamError::Rpc(e) | UpstreamError::Refused { error: e, .. }) => {
+            errors::upstream_error(e.clone())
+        }
         Err(UpstreamError::Closed) => error_object(Cause::UpstreamExited, Some(DETAIL)),
         Err(UpstreamError::Ended) => error_object(Cause::TaskCancelled, Some(DETAIL)),
         Err(UpstreamError::TransportFailed(_)) => {

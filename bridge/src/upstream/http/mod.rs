@@ -16,7 +16,7 @@ pub mod params;
 mod post;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
@@ -27,9 +27,10 @@ use tokio::task::AbortHandle;
 use url::Url;
 
 use self::params::{ParamHeader, call_headers, param_headers};
+use super::dialect::Dialect;
 use super::envelope::RequestFrame;
 use super::events::Events;
-use super::{Ended, RelayLink, Transport, TransportEvent};
+use super::{Ended, Outgoing, Transport, TransportEvent};
 use crate::auth::TokenSource;
 use crate::log::{self, Level};
 use crate::sync::lock;
@@ -66,8 +67,10 @@ pub struct HttpTransport {
     /// The `x-mcp-header` parameters of each listed tool that has any.
     param_headers: Mutex<HashMap<String, Vec<ParamHeader>>>,
     end_tx: watch::Sender<Option<Ended>>,
-    /// L4: the link of the relay when the server is of an older revision (unused otherwise).
+    /// L4: the session of a server of an older revision (unused otherwise).
     older: Arc<older::OlderLink>,
+    /// L4: a request of the older dialect went out: the connection is an older server's.
+    speaks_older: AtomicBool,
 }
 
 impl HttpTransport {
@@ -94,7 +97,6 @@ impl HttpTransport {
             tokens,
             events,
             room,
-            discover_status: AtomicU16::new(0),
         });
         Ok(Arc::new(HttpTransport {
             older: Arc::new(older::OlderLink::new(Arc::clone(&shared))),
@@ -102,15 +104,18 @@ impl HttpTransport {
             inflight: Arc::new(Mutex::new(HashMap::new())),
             param_headers: Mutex::new(HashMap::new()),
             end_tx,
+            speaks_older: AtomicBool::new(false),
         }))
     }
-}
 
-impl Transport for HttpTransport {
-    fn send(&self, frame: &RequestFrame) -> bool {
-        if self.end_tx.borrow().is_some() {
-            return false;
-        }
+    /// L4: a frame of an older server goes through its session (one dispatcher, in order).
+    fn send_older(&self, frame: &Value) -> bool {
+        self.speaks_older.store(true, Ordering::Relaxed);
+        self.older.send(frame)
+    }
+
+    /// A request of 2026-07-28: one POST on a task of its own.
+    fn post(&self, frame: &RequestFrame) -> bool {
         let (id, method) = (frame.id, frame.method);
         let frame = &frame.to_value();
         let body = match serde_json::to_vec(frame) {
@@ -143,12 +148,28 @@ impl Transport for HttpTransport {
         map.insert(id, task.abort_handle());
         true
     }
+}
 
-    fn cancel(&self, id: i64, _frame: &Value) {
-        if let Some(task) = lock(&self.inflight).remove(&id) {
+impl Transport for HttpTransport {
+    fn send(&self, frame: Outgoing<'_>) -> bool {
+        if self.end_tx.borrow().is_some() {
+            return false;
+        }
+        match frame {
+            Outgoing::Request(request) if request.dialect == Dialect::Modern => self.post(request),
+            Outgoing::Request(request) => self.send_older(&request.to_value()),
+            Outgoing::Message(message) => self.send_older(message),
+        }
+    }
+
+    fn cancel(&self, id: i64, frame: &Value) {
+        if self.speaks_older.load(Ordering::Relaxed) {
+            self.older.cancel(id, frame);
+        } else if let Some(task) = lock(&self.inflight).remove(&id) {
             task.abort();
         }
     }
+
 
     fn stop(&self) {
         for (_, task) in lock(&self.inflight).drain() {
@@ -173,17 +194,6 @@ impl Transport for HttpTransport {
                 });
             }
             Err(_) => end(),
-        }
-    }
-
-    fn relay_link(&self) -> Option<&dyn RelayLink> {
-        Some(&*self.older)
-    }
-
-    fn refused_discover(&self) -> Option<u16> {
-        match self.shared.discover_status.load(Ordering::Relaxed) {
-            0 => None,
-            status => Some(status),
         }
     }
 

@@ -32,8 +32,6 @@ pub(super) struct PostContext {
     pub tokens: Option<TokenSource>,
     pub events: Events,
     pub room: Room,
-    /// L1: the HTTP status of the last `server/discover` POST that did not succeed (0: none).
-    pub discover_status: std::sync::atomic::AtomicU16,
 }
 
 /// The body of an error status is read up to this size (a JSON-RPC error, or a page).
@@ -140,14 +138,6 @@ impl PostContext {
         let status = response.status();
         let content_type = content_type(&response);
         if !status.is_success() {
-            // L1: the status of a refused discover tells an older server, whatever its body.
-            if std_headers
-                .iter()
-                .any(|(name, method)| name == "mcp-method" && method == "server/discover")
-            {
-                self.discover_status
-                    .store(status.as_u16(), Ordering::Relaxed);
-            }
             return Err(self.error_status(status, &content_type, response).await);
         }
         self.read_answer(response, &content_type).await
@@ -190,7 +180,9 @@ impl PostContext {
     }
 
     /// A status that is not a success: a JSON-RPC error in the body answers the request (with
-    /// or without its id); else the status is the failure. 401 and 403 get a warning line,
+    /// or without its id) together with the status (L1: the status of a refused
+    /// `server/discover` tells an older server, whatever the error); else the status is the
+    /// failure. 401 and 403 get a warning line,
     /// because only a token can answer them.
     pub async fn error_status(
         &self,
@@ -212,11 +204,10 @@ impl PostContext {
             && let Ok(value) = serde_json::from_slice::<Value>(&body)
             && let Some(error) = value.get("error").filter(|e| e.is_object())
         {
-            if value.get("id").is_some_and(|id| !id.is_null()) {
-                self.deliver(body).await;
-                return UpstreamError::HttpStatus(status.as_u16());
-            }
-            return UpstreamError::Rpc(error.clone());
+            return UpstreamError::Refused {
+                status: status.as_u16(),
+                error: error.clone(),
+            };
         }
         UpstreamError::HttpStatus(status.as_u16())
     }

@@ -1,10 +1,9 @@
-//! L4: the HTTP transports of an older upstream server at a URL, for the relay of L2/L3
-//! (docs/older-servers.md): Streamable HTTP of 2025-03-26 to 2025-11-25 with its session
+//! L4: the HTTP transports of an older upstream server at a URL (docs/older-servers.md): Streamable HTTP of 2025-03-26 to 2025-11-25 with its session
 //! ([`session`]), and, when the `initialize` POST gets 400, 404 or 405, the HTTP+SSE transport
 //! of 2024-11-05 ([`legacy`]).
 //!
-//! The relay hands frames to [`OlderLink::send`]; one dispatcher task POSTs them in the
-//! relay's order. `initialize` and every notification or response wait for their answer
+//! The client hands frames to [`OlderLink::send`]; one dispatcher task POSTs them in the
+//! client's order. `initialize` and every notification or response wait for their answer
 //! before the next frame goes (so that `notifications/initialized` reaches the server before
 //! the requests behind it); a request goes on its own task and the dispatcher moves on. The
 //! answers come back as [`crate::upstream::TransportEvent`]s, as from every transport.
@@ -26,7 +25,7 @@ use url::Url;
 use super::post::PostContext;
 use crate::log::{self, Level};
 use crate::sync::lock;
-use crate::upstream::{RelayLink, TransportEvent, UpstreamError};
+use crate::upstream::{TransportEvent, UpstreamError};
 
 /// The wait before a stream is read on when the server gave no `retry` ([`stream`]).
 const RESUME_WAIT: Duration = Duration::from_millis(500);
@@ -128,8 +127,10 @@ impl OlderLink {
     }
 }
 
-impl RelayLink for OlderLink {
-    fn send(&self, frame: &Value) -> bool {
+impl OlderLink {
+    /// Queues one frame of the client (a request, a notification, a response) for the
+    /// dispatcher; false after the stop.
+    pub(in crate::upstream::http) fn send(&self, frame: &Value) -> bool {
         if self.inner.stopped.load(Ordering::Relaxed) {
             return false;
         }
@@ -139,6 +140,11 @@ impl RelayLink for OlderLink {
             self.inner.track(task.abort_handle());
         }
         self.queue.send(frame.clone()).is_ok()
+    }
+
+    /// Gives up request `id`: the server gets `frame` (`notifications/cancelled`).
+    pub(in crate::upstream::http) fn cancel(&self, _id: i64, frame: &Value) {
+        self.send(frame);
     }
 }
 

@@ -7,8 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use super::Relay;
-use super::Shared;
+use super::{Older, Shared};
 use crate::errors::{Cause, error_object};
 use crate::front::inflight::{REASON_TIMEOUT, REASON_UPSTREAM_STOPPED, key_of};
 use crate::input::answers::{ClientAnswer, shape_answer};
@@ -21,23 +20,30 @@ use crate::input::url::url_allowed;
 use crate::log::{self, Level};
 use crate::translate::forward::INPUT_TIMEOUT;
 use crate::translate::older::upstream_response;
+use crate::upstream::client::UpstreamClient;
 
-/// The methods that the relay asks VS Code for; any other request of the server gets -32601.
+/// The methods that the bridge asks VS Code for; any other request of the server gets -32601.
 const INPUT_METHODS: [&str; 3] = ["elicitation/create", "sampling/createMessage", "roots/list"];
 
 /// L3: a request of the upstream server, on the router.
-pub(super) fn asked(
+pub(crate) fn asked(
     shared: &Arc<Shared>,
-    relay: &Arc<Relay>,
+    older: &Arc<Older>,
+    client: &Arc<UpstreamClient>,
     id: Value,
     method: &str,
     params: Option<Value>,
 ) {
+    let ask = Ask {
+        shared,
+        older,
+        client,
+    };
     if method == "ping" {
-        return ask_vscode(shared, relay, id, method, params, Answer::AsIs);
+        return ask.vscode(id, method, params, Answer::AsIs);
     }
     if !INPUT_METHODS.contains(&method) {
-        relay.send(&upstream_response(
+        client.send_message(&upstream_response(
             id,
             Err(error_object(Cause::MethodNotFound, None)),
         ));
@@ -49,32 +55,32 @@ pub(super) fn asked(
     if let Some(params) = params {
         request.insert("params".into(), params);
     }
-    let question = match check_input_request(&key, &Value::Object(request), &relay.caps) {
+    let question = match check_input_request(&key, &Value::Object(request), &older.caps) {
         Ok(checked) => question_for(checked),
         Err(e) => {
             log::bridge(
                 Level::Warn,
                 &format!("refused the request {method} of the upstream server: {e}"),
             );
-            relay.send(&upstream_response(id, Err(e.to_error_object())));
+            client.send_message(&upstream_response(id, Err(e.to_error_object())));
             return;
         }
     };
     let Some(question) = question else {
         // Q4: a URL that VS Code must not open is a decline, with a warning.
         log::bridge(Level::Warn, &texts::refused_url(&key));
-        relay.send(&upstream_response(id, Ok(json!({"action": "decline"}))));
+        client.send_message(&upstream_response(id, Ok(json!({"action": "decline"}))));
         return;
     };
     let params = question.params.clone();
-    ask_vscode(
-        shared,
-        relay,
-        id,
-        question.method(),
-        params,
-        Answer::Input(question),
-    );
+    ask.vscode(id, question.method(), params, Answer::Input(question));
+}
+
+/// What a request of the server needs on its way to VS Code and back.
+struct Ask<'a> {
+    shared: &'a Arc<Shared>,
+    older: &'a Arc<Older>,
+    client: &'a Arc<UpstreamClient>,
 }
 
 /// How VS Code's answer goes upstream.
@@ -85,16 +91,11 @@ enum Answer {
     AsIs,
 }
 
+impl Ask<'_> {
 /// Sends the request to VS Code with the bridge's next `b-` id, and its answer upstream with
 /// the server's `id`.
-fn ask_vscode(
-    shared: &Arc<Shared>,
-    relay: &Arc<Relay>,
-    id: Value,
-    method: &str,
-    params: Option<Value>,
-    shape: Answer,
-) {
+fn vscode(&self, id: Value, method: &str, params: Option<Value>, shape: Answer) {
+    let shared = self.shared;
     let pending = shared.client_requests.send(&shared.outbox, method, params);
     log::bridge(
         Level::Debug,
@@ -103,37 +104,39 @@ fn ask_vscode(
             pending.id
         ),
     );
-    relay.asked().insert(key_of(&id), pending.id.clone());
+    self.older.asked().insert(key_of(&id), pending.id.clone());
     let shared = Arc::clone(shared);
-    let relay = Arc::clone(relay);
-    let mut end = relay.client.transport().end_watch();
+    let older = Arc::clone(self.older);
+    let client = Arc::clone(self.client);
+    let mut end = client.transport().end_watch();
     // Not a tracked task of the connection: it ends with the upstream connection (the stop
     // ends that within its bound), with VS Code's answer, or after the wait of an input.
     tokio::spawn(async move {
         let bridge_id = pending.id;
         tokio::select! {
             answer = pending.answer => {
-                relay.asked().remove(&key_of(&id));
+                older.asked().remove(&key_of(&id));
                 // Without an answer the server cancelled its request: nothing goes upstream.
                 if let Ok(answer) = answer {
                     let response = match &shape {
                         Answer::Input(question) => shaped(question, &answer),
                         Answer::AsIs => as_is(answer),
                     };
-                    relay.send(&upstream_response(id, response));
+                    client.send_message(&upstream_response(id, response));
                 }
             }
             _ = end.wait_for(Option::is_some) => {
                 shared.client_requests.cancel(&shared.outbox, &bridge_id, REASON_UPSTREAM_STOPPED);
             }
             () = tokio::time::sleep(INPUT_TIMEOUT) => {
-                relay.asked().remove(&key_of(&id));
+                older.asked().remove(&key_of(&id));
                 shared.client_requests.cancel(&shared.outbox, &bridge_id, REASON_TIMEOUT);
                 let error = texts::input_timeout_error(INPUT_TIMEOUT, 1);
-                relay.send(&upstream_response(id, Err(error.to_error_object())));
+                client.send_message(&upstream_response(id, Err(error.to_error_object())));
             }
         }
     });
+}
 }
 
 /// VS Code's answer as it came; a line that is not a valid answer is the bridge's error.
