@@ -60,23 +60,32 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs the plan; the transcripts run side by side, `jobs` at a time.
+/// Runs the plan; the transcripts run side by side, `jobs` at a time, each once per era of
+/// its setup (`format::by_era`).
 pub async fn run(plan: Plan) -> Totals {
     let started = Instant::now();
-    let total = plan.files.len();
+    let runs: Vec<Result<format::Transcript, (PathBuf, String)>> = plan
+        .files
+        .iter()
+        .flat_map(|path| match format::load(path) {
+            Ok(t) => format::by_era(t).into_iter().map(Ok).collect(),
+            Err(e) => vec![Err((path.clone(), e))],
+        })
+        .collect();
+    let total = runs.len();
     let sem = Arc::new(Semaphore::new(plan.jobs.max(1)));
     let bins = Arc::new(plan.bins);
     let mut handles = Vec::new();
-    for path in plan.files {
+    for run in runs {
         let sem = sem.clone();
         let bins = bins.clone();
         let schemas = plan.schemas.clone();
         let verbose = plan.verbose;
         handles.push(tokio::spawn(async move {
             let _permit = sem.acquire_owned().await.ok();
-            match format::load(&path) {
+            match run {
                 Ok(t) => runner::run(&t, &bins, schemas, verbose).await,
-                Err(e) => runner::Outcome {
+                Err((path, e)) => runner::Outcome {
                     path: path.display().to_string(),
                     passed: false,
                     skipped: None,

@@ -110,6 +110,9 @@ pub struct Setup {
     /// No bridge: the client talks to the fixture itself (docs/harness.md, "An older
     /// upstream"), with the fixture's arguments of `upstream`.
     pub direct: bool,
+    /// The revisions of the fixture that the transcript is replayed against, one run each
+    /// (docs/harness.md, "One transcript, both eras"); empty: once, as written.
+    pub eras: Vec<String>,
 }
 
 impl Default for Setup {
@@ -126,8 +129,41 @@ impl Default for Setup {
             direct: false,
             embedded: None,
             windows: None,
+            eras: Vec::new(),
         }
     }
+}
+
+/// The revisions that `eras` may name: the fixture's own, and its older one.
+pub const ERAS: [&str; 2] = ["2026-07-28", "2025-11-25"];
+
+/// A transcript once per era of its setup (as written when it names none): the older era
+/// runs the same steps against the fixture with `--revision 2025-11-25`, and its path says
+/// the era (`… [2025-11-25]`), so that a failure names the run.
+pub fn by_era(t: Transcript) -> Vec<Transcript> {
+    if t.setup.eras.is_empty() {
+        return vec![t];
+    }
+    t.setup
+        .eras
+        .iter()
+        .map(|era| {
+            let mut run = t.clone();
+            run.setup.eras = Vec::new();
+            if era != ERAS[0] {
+                let revision = ["--revision".to_owned(), era.clone()];
+                match &mut run.setup.upstream {
+                    Upstream::Fixture(args) => args.extend(revision),
+                    Upstream::Https(https) => https.args.extend(revision),
+                    _ => {}
+                }
+            }
+            let mut label = run.path.into_os_string();
+            label.push(format!(" [{era}]"));
+            run.path = label.into();
+            run
+        })
+        .collect()
 }
 
 /// The order of an `expect` group.
@@ -477,6 +513,23 @@ mod tests {
         assert!(uses(
             r#"{"setup":{"upstream":{"command":["sh","-c","exec ${fixture}"]}}}"#
         ));
+    }
+
+    #[test]
+    fn a_transcript_with_two_eras_runs_twice_the_older_with_the_revision_of_the_fixture() {
+        let t = p(r#"{"setup":{"upstream":{"fixture":["--x"]},"eras":["2026-07-28","2025-11-25"]}}
+{"send":1}"#)
+        .unwrap();
+        let runs = by_era(t);
+        assert_eq!(runs.len(), 2);
+        assert!(matches!(&runs[0].setup.upstream, Upstream::Fixture(a) if a == &["--x"]));
+        assert!(
+            matches!(&runs[1].setup.upstream, Upstream::Fixture(a) if a == &["--x", "--revision", "2025-11-25"])
+        );
+        assert!(runs[1].path.to_string_lossy().ends_with(" [2025-11-25]"));
+        assert_eq!(runs[1].steps.len(), 1);
+        assert!(p(r#"{"setup":{"eras":["2024-01-01"]}}"#).is_err());
+        assert!(p(r#"{"setup":{"upstream":"scripted","eras":["2025-11-25"]}}"#).is_err());
     }
 
     /// The setup lines of every transcript of the repository parse (the serde form of
