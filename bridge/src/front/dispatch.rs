@@ -99,10 +99,13 @@ fn on_request(shared: &Arc<Shared>, id: Value, method: String, params: Option<Va
         && let Some(upstream) = ready_upstream(shared)
     {
         if class == MethodClass::SetLevel {
-            // O5: the level also filters the log messages that reach VS Code.
-            if let Some(level) = level::set_level_params(params.as_ref()) {
-                shared.level.store(level.rank() + 1, Ordering::Relaxed);
-            }
+            // R2: a level that is not one of the eight gets -32602 in both eras (the older
+            // server would get a request that its schema refuses). O5: the level also filters
+            // the log messages that reach VS Code.
+            let Some(level) = level::set_level_params(params.as_ref()) else {
+                return shared.reply(id, Err(error_object(Cause::InvalidParams, None)));
+            };
+            shared.level.store(level.rank() + 1, Ordering::Relaxed);
             older.level_sent();
         }
         let kind = match class {

@@ -243,9 +243,7 @@ fn older_answer(outcome: &Exchange) -> Option<String> {
         return None;
     };
     let status = match error {
-        UpstreamError::HttpStatus(status) | UpstreamError::Refused { status, .. } => {
-            Some(*status)
-        }
+        UpstreamError::HttpStatus(status) | UpstreamError::Refused { status, .. } => Some(*status),
         _ => None,
     };
     if let Some(status) = status.filter(|s| status_says_older(*s)) {

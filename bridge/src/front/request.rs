@@ -66,7 +66,7 @@ pub(crate) async fn run_forward(
     let (params, opts, progress_token) = if older {
         // L2: VS Code's params as received; only the progress token is the bridge's.
         let params = params.unwrap_or_default();
-        let token = super::older::progress_token(&params);
+        let token = crate::translate::older::progress_token(&params);
         let opts = RequestOptions {
             progress: token.is_some(),
             ..RequestOptions::default()
@@ -111,7 +111,8 @@ pub(crate) async fn run_forward(
             Exchange::Cancelled => break None,
             Exchange::TimedOut => break Some(Err(timed_out(&slot, timeout))),
             Exchange::Done(Err(e))
-                if e.rpc().is_some_and(|e| is_refused_state(rounds.carried_state, e)) =>
+                if e.rpc()
+                    .is_some_and(|e| is_refused_state(rounds.carried_state, e)) =>
             {
                 let e = e.rpc().cloned().unwrap_or_default();
                 break Some(refused_state(&slot, &e, rounds.input_wait).map(Body::Value));

@@ -5,6 +5,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::wire::lazy::LazyObject;
+
 /// L1: the revisions that an older server may answer `initialize` with.
 pub const OLDER_REVISIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
@@ -41,6 +43,15 @@ pub fn accepted_revision(result: &Value) -> Option<&str> {
         .get("protocolVersion")
         .and_then(Value::as_str)
         .filter(|v| OLDER_REVISIONS.contains(v))
+}
+
+/// L2, C3: VS Code's progress token of a request to an older server (it stays with the
+/// bridge; the request goes upstream with the bridge's id as its token).
+pub fn progress_token(params: &LazyObject) -> Option<Value> {
+    params
+        .get_value("_meta")
+        .and_then(|meta| meta.get("progressToken").cloned())
+        .filter(|t| matches!(t, Value::String(_) | Value::Number(_)))
 }
 
 /// L3: the bridge's response upstream to a request of the server (its id as the server gave
@@ -103,6 +114,20 @@ mod tests {
             None
         );
         assert_eq!(accepted_revision(&json!({})), None);
+    }
+
+    #[test]
+    fn l2_c3_the_progress_token_of_vscode_is_read_and_other_kinds_are_not_tokens() {
+        let lazy = |v: Value| LazyObject::from(v.as_object().cloned().unwrap_or_default());
+        assert_eq!(
+            progress_token(&lazy(json!({"_meta":{"progressToken":0}}))),
+            Some(json!(0))
+        );
+        assert_eq!(
+            progress_token(&lazy(json!({"_meta":{"progressToken":{"x":1}}}))),
+            None
+        );
+        assert_eq!(progress_token(&LazyObject::new()), None);
     }
 
     #[test]

@@ -228,9 +228,7 @@ impl UpstreamClient {
             (None, None)
         };
         let frame = match self.dialect() {
-            Dialect::Modern => {
-                envelope::RequestFrame::new(id, method, params, self.meta(id, opts))
-            }
+            Dialect::Modern => envelope::RequestFrame::new(id, method, params, self.meta(id, opts)),
             Dialect::Older => envelope::RequestFrame::older(id, method, params, opts.progress),
         };
         {

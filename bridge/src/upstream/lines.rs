@@ -191,8 +191,7 @@ impl Transport for LineTransport {
             Stopper::Process(stop) => stop.notify_one(),
             Stopper::Pipe { end_tx, grace } => {
                 self.link.close();
-                if let (Some(grace), Ok(runtime)) =
-                    (*grace, tokio::runtime::Handle::try_current())
+                if let (Some(grace), Ok(runtime)) = (*grace, tokio::runtime::Handle::try_current())
                 {
                     let end_tx = Arc::clone(end_tx);
                     runtime.spawn(async move {

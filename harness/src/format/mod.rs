@@ -517,8 +517,10 @@ mod tests {
 
     #[test]
     fn a_transcript_with_two_eras_runs_twice_the_older_with_the_revision_of_the_fixture() {
-        let t = p(r#"{"setup":{"upstream":{"fixture":["--x"]},"eras":["2026-07-28","2025-11-25"]}}
-{"send":1}"#)
+        let t = p(
+            r#"{"setup":{"upstream":{"fixture":["--x"]},"eras":["2026-07-28","2025-11-25"]}}
+{"send":1}"#,
+        )
         .unwrap();
         let runs = by_era(t);
         assert_eq!(runs.len(), 2);

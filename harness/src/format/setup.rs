@@ -21,7 +21,10 @@ pub(super) fn parse_setup(body: Value) -> Result<Setup, String> {
         return Err("direct needs the fixture as the upstream and no args of the bridge".into());
     }
     if let Some(era) = s.eras.iter().find(|e| !super::ERAS.contains(&e.as_str())) {
-        return Err(format!("eras: {era} is not one of {}", super::ERAS.join(", ")));
+        return Err(format!(
+            "eras: {era} is not one of {}",
+            super::ERAS.join(", ")
+        ));
     }
     if !s.eras.is_empty() && !matches!(s.upstream, Upstream::Fixture(_) | Upstream::Https(_)) {
         return Err("eras needs the fixture as the upstream (fixture or https)".into());

@@ -128,18 +128,20 @@ fn stream_end(ending: &Ending) -> StreamEnd {
             if !errors::is_valid_error(e) =>
         {
             StreamEnd::Lost(
-            UpstreamError::InvalidResponse("the error has no code or no message".into())
-                .to_string(),
+                UpstreamError::InvalidResponse("the error has no code or no message".into())
+                    .to_string(),
             )
         }
-        Err(UpstreamError::Rpc(e) | UpstreamError::Refused { error: e, .. }) => StreamEnd::Refused {
-            code: e.get("code").and_then(Value::as_i64).unwrap_or(0),
-            message: e
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_owned(),
-        },
+        Err(UpstreamError::Rpc(e) | UpstreamError::Refused { error: e, .. }) => {
+            StreamEnd::Refused {
+                code: e.get("code").and_then(Value::as_i64).unwrap_or(0),
+                message: e
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned(),
+            }
+        }
         // The URL form: the status decides between a new stream and none.
         Err(UpstreamError::HttpStatus(status)) => StreamEnd::HttpStatus {
             status: *status,

@@ -251,37 +251,3 @@ fn notification(method: &str, params: Option<Value>) -> Value {
     }
     Value::Object(frame)
 }
-
-/// L2, C3: VS Code's progress token of a request to an older server (it stays with the
-/// bridge; the request goes upstream with the bridge's id as its token).
-pub(crate) fn progress_token(params: &LazyObject) -> Option<Value> {
-    params
-        .get_value("_meta")
-        .and_then(|meta| meta.get("progressToken").cloned())
-        .filter(|t| matches!(t, Value::String(_) | Value::Number(_)))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn l2_c3_the_progress_token_of_vscode_is_read_and_other_kinds_are_not_tokens() {
-        let with = LazyObject::from(
-            json!({"_meta":{"progressToken":0}})
-                .as_object()
-                .cloned()
-                .unwrap_or_default(),
-        );
-        assert_eq!(progress_token(&with), Some(json!(0)));
-        let odd = LazyObject::from(
-            json!({"_meta":{"progressToken":{"x":1}}})
-                .as_object()
-                .cloned()
-                .unwrap_or_default(),
-        );
-        assert_eq!(progress_token(&odd), None);
-        assert_eq!(progress_token(&LazyObject::new()), None);
-    }
-}

@@ -92,51 +92,51 @@ enum Answer {
 }
 
 impl Ask<'_> {
-/// Sends the request to VS Code with the bridge's next `b-` id, and its answer upstream with
-/// the server's `id`.
-fn vscode(&self, id: Value, method: &str, params: Option<Value>, shape: Answer) {
-    let shared = self.shared;
-    let pending = shared.client_requests.send(&shared.outbox, method, params);
-    log::bridge(
-        Level::Debug,
-        &format!(
-            "sent the request {method} of the upstream server to the client as request \"{}\"",
-            pending.id
-        ),
-    );
-    self.older.asked().insert(key_of(&id), pending.id.clone());
-    let shared = Arc::clone(shared);
-    let older = Arc::clone(self.older);
-    let client = Arc::clone(self.client);
-    let mut end = client.transport().end_watch();
-    // Not a tracked task of the connection: it ends with the upstream connection (the stop
-    // ends that within its bound), with VS Code's answer, or after the wait of an input.
-    tokio::spawn(async move {
-        let bridge_id = pending.id;
-        tokio::select! {
-            answer = pending.answer => {
-                older.asked().remove(&key_of(&id));
-                // Without an answer the server cancelled its request: nothing goes upstream.
-                if let Ok(answer) = answer {
-                    let response = match &shape {
-                        Answer::Input(question) => shaped(question, &answer),
-                        Answer::AsIs => as_is(answer),
-                    };
-                    client.send_message(&upstream_response(id, response));
+    /// Sends the request to VS Code with the bridge's next `b-` id, and its answer upstream with
+    /// the server's `id`.
+    fn vscode(&self, id: Value, method: &str, params: Option<Value>, shape: Answer) {
+        let shared = self.shared;
+        let pending = shared.client_requests.send(&shared.outbox, method, params);
+        log::bridge(
+            Level::Debug,
+            &format!(
+                "sent the request {method} of the upstream server to the client as request \"{}\"",
+                pending.id
+            ),
+        );
+        self.older.asked().insert(key_of(&id), pending.id.clone());
+        let shared = Arc::clone(shared);
+        let older = Arc::clone(self.older);
+        let client = Arc::clone(self.client);
+        let mut end = client.transport().end_watch();
+        // Not a tracked task of the connection: it ends with the upstream connection (the stop
+        // ends that within its bound), with VS Code's answer, or after the wait of an input.
+        tokio::spawn(async move {
+            let bridge_id = pending.id;
+            tokio::select! {
+                answer = pending.answer => {
+                    older.asked().remove(&key_of(&id));
+                    // Without an answer the server cancelled its request: nothing goes upstream.
+                    if let Ok(answer) = answer {
+                        let response = match &shape {
+                            Answer::Input(question) => shaped(question, &answer),
+                            Answer::AsIs => as_is(answer),
+                        };
+                        client.send_message(&upstream_response(id, response));
+                    }
+                }
+                _ = end.wait_for(Option::is_some) => {
+                    shared.client_requests.cancel(&shared.outbox, &bridge_id, REASON_UPSTREAM_STOPPED);
+                }
+                () = tokio::time::sleep(INPUT_TIMEOUT) => {
+                    older.asked().remove(&key_of(&id));
+                    shared.client_requests.cancel(&shared.outbox, &bridge_id, REASON_TIMEOUT);
+                    let error = texts::input_timeout_error(INPUT_TIMEOUT, 1);
+                    client.send_message(&upstream_response(id, Err(error.to_error_object())));
                 }
             }
-            _ = end.wait_for(Option::is_some) => {
-                shared.client_requests.cancel(&shared.outbox, &bridge_id, REASON_UPSTREAM_STOPPED);
-            }
-            () = tokio::time::sleep(INPUT_TIMEOUT) => {
-                older.asked().remove(&key_of(&id));
-                shared.client_requests.cancel(&shared.outbox, &bridge_id, REASON_TIMEOUT);
-                let error = texts::input_timeout_error(INPUT_TIMEOUT, 1);
-                client.send_message(&upstream_response(id, Err(error.to_error_object())));
-            }
-        }
-    });
-}
+        });
+    }
 }
 
 /// VS Code's answer as it came; a line that is not a valid answer is the bridge's error.

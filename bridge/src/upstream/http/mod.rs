@@ -170,7 +170,6 @@ impl Transport for HttpTransport {
         }
     }
 
-
     fn stop(&self) {
         for (_, task) in lock(&self.inflight).drain() {
             task.abort();
