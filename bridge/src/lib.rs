@@ -1,5 +1,5 @@
 //! mcp-bridge-vscode: a stdio server of revision 2025-11-25 for VS Code in front of an
-//! upstream server of revision 2026-07-28.
+//! upstream server of revision 2026-07-28, or of an older revision (2024-11-05 to 2025-11-25).
 //!
 //! # The public API
 //!
@@ -26,13 +26,47 @@
 //!
 //! # The layout (inside the crate)
 //!
-//! From the bottom up: `errors` (the one error table), `log` (the stderr lines), `sync`, `cli`
-//! (the options), `wire` (the line reader and writer, the stdio pipes), the pure rules
-//! `translate`, `input` (the input rounds) and `listen` (the listen stream), `webclient` (the HTTP
-//! client under both the sign-in and the transport), `auth` (the sign-in and the token stores),
-//! `upstream` (the 2026-07-28 client and its transports: a child process or a URL), `front`
-//! (the 2025-11-25 face for VS Code), `watchdog` (the bound of the stop), `logout`, then
-//! `embed` and `run` (the executable).
+//! The layers, lowest first, are the table of docs/architecture.md ("The layers of the
+//! bridge"); each folder's module documentation lists its files (`cargo doc
+//! --document-private-items -p mcp-bridge-vscode --open`). From the bottom up:
+//!
+//! - `errors.rs`: the one error table (one macro row per cause: `data.cause`, code, text); the
+//!   bottom floor. `test_support/`: the helpers of the unit tests.
+//! - `log/`: the stderr lines as tracing events, and the table of every line
+//!   (docs/stderr.md); `sync.rs`: the one way to take a lock (a poisoned lock is taken as it
+//!   is); `cli/`: the command line on clap; `watchdog.rs`: the 8 s watchdog (a plain thread)
+//!   and the panic hook (internal error → exit 1, the group of the upstream command killed).
+//! - `wire/`: the line reader, the parse with id recovery, the pass-through parse, the one
+//!   writer type and its lanes, the stdio pipes.
+//! - The pure rules: `translate/` (initialize, forward, shape, schema, icons, level, and the
+//!   rules of an older server); `input/` (M2), the input rounds: parse, shape, check, forms,
+//!   url, route, answers, complete, state, texts (their errors are rows of `errors.rs`);
+//!   `listen/` (M3), the listen stream: event filter, declared lists and gap replay,
+//!   subscriptions, stream generations, backoff and stream-end decisions.
+//! - `webclient/`: the HTTP client under both the sign-in and the transport (its CAs and
+//!   proxies, the crypto provider, the bounded body read).
+//! - `auth/` (M4, M6): the sign-in and the token stores; it imports `webclient/`, never
+//!   `upstream/`. `token_source.rs` (the bearer of each request, the answer to a 401/403, the
+//!   gate and counters that the front reads), `session.rs` (the tokens of one URL, refresh,
+//!   step-up), `error_object.rs` (the error VS Code gets for a failed sign-in), `flow.rs` (one
+//!   interactive sign-in), `consent.rs` (the gate: the browser before
+//!   `notifications/initialized`, a URL elicitation after it, the cooldown; the port that
+//!   `front/consent.rs` implements), `opener.rs` (the browser opener), `receiver/` (the
+//!   loopback receiver, its late grace, and in `answer.rs` its answer to each request: the
+//!   one-time start URL, the redirect, the pages), `challenge.rs` (`WWW-Authenticate`),
+//!   `discovery.rs` and `metadata.rs` (RFC 9728 and RFC 8414 with their checks),
+//!   `registration.rs` (`--client-id`, a metadata document, RFC 7591), `tokens.rs` (PKCE S256,
+//!   the code and refresh grants with `resource`), `store/` (the token stores), `start.rs`
+//!   (made from the command line), `identity.rs` (the names that stored sign-ins depend on).
+//! - `upstream/`: the one upstream client, of every revision (its dialect is negotiated), and
+//!   its transports: a child process, a URL, or an in-memory pipe.
+//! - `front/`: the 2025-11-25 face for VS Code, in front of a server of any revision; its
+//!   `older/` holds what faces VS Code for an older server (L1-L3).
+//! - `logout/`: `mcp-bridge-vscode logout`; `embed/` (M5): the embedded bridge.
+//! - `run.rs`: `run_cli`, the options, then serve, and one map of failures to their stderr
+//!   line and exit code (docs/exit-codes.md); `rules_doc_tests.rs`: the unit test that reads
+//!   the crate for rule ids. `main.rs`: the executable's `main`, which calls `run_cli` and
+//!   returns its exit code.
 #![deny(missing_docs)]
 // Every type that a public signature shows can be named by a user (bridge/README.md,
 // "Embedding the bridge"): a public type of a private module there is an error.

@@ -6,6 +6,12 @@
 //! secret). Both `--opt value` and `--opt=value` work; when an option occurs two times, the
 //! last value applies; each `--header` and `--header-env` adds one header. The options come
 //! before the URL. The arguments after `--` are not examined.
+//!
+//! The files: this one holds [`Options`], [`Target`], [`UrlTarget`], [`ArgError`] and
+//! [`parse`]; [`args`] the clap struct, its value parsers and the map of clap's errors;
+//! [`url_rule`] the URL rule; [`headers`] `--header` and `--header-env`
+//! ([`headers::resolve_headers`]); [`sign_in`] the sign-in options; `usage.rs` the usage
+//! text.
 
 pub(crate) mod args;
 pub mod headers;

@@ -1,15 +1,32 @@
-//! The 2025-11-25 face for VS Code: the connection states, the dispatch of each line, and the
-//! two ways to stop (the end of stdin, and the exit of the upstream server).
+//! The 2025-11-25 face for VS Code, in front of an upstream server of any revision: the
+//! connection states, the dispatch of each line, and the two ways to stop (the end of stdin,
+//! and the exit of the upstream server). It never names a transport.
 //!
 //! The dispatch reads stdin and never waits for a request: each request has its own cancel
 //! token and runs on its own task (docs/architecture.md principle 5), so that cancellations,
 //! answers to the bridge's requests and the end of input are always read.
 //!
-//! Modules: this one holds what the tasks share ([`Shared`], the face of the folder that its
-//! files use), [`dispatch`] each line and event, [`order`] the
-//! one writer's ordering guarantees, [`initialize`] and [`request`] the request tasks, with
-//! [`exchange`] one upstream exchange and [`rounds`] the input rounds (M2), [`listener`] the
-//! listen stream (M3), [`stop`] the two stop sequences.
+//! The files:
+//! - this one: [`serve`], the reader and the two ways to stop; [`Options`] (with the sign-in
+//!   whose gate the front's consent port attaches to) and [`Shared`], what the tasks share
+//!   (the face of the folder that its files use);
+//! - [`dispatch`]: the dispatch of each line of VS Code and of each message of the upstream
+//!   server that belongs to no request (the front's `IncomingSink`);
+//! - [`order`]: the one writer's ordering guarantees, each stated and kept there;
+//! - [`inflight`]: one cancel token and one place per request; no response after a cancel;
+//! - [`initialize`]: connect, `server/discover`, the `initialize` result (R1), or the turn
+//!   to an older server (L1);
+//! - [`request`] and [`exchange`]: the forward task of each request (of every revision) and
+//!   its round loop; one upstream exchange with its time limit and "still waiting" lines;
+//! - [`rounds`]: the input rounds (M2); [`client_requests`]: the `b-N` requests to VS Code,
+//!   the routing of their answers, their cancellation; [`consent`]: the sign-in's consent
+//!   port (a URL elicitation after `notifications/initialized`);
+//! - [`older`] (L1-L3): what faces VS Code for an older upstream server: its `initialize`,
+//!   its notifications and VS Code's (its `mod.rs`), and the server's requests to VS Code
+//!   through the checks of the input rounds (`server_requests.rs`). Its requests go through
+//!   the same client and the same [`exchange`] as those of a server of 2026-07-28;
+//! - [`listener`] (M3): one owner task per connection for the listen streams;
+//! - [`stop`]: the stop at the end of stdin, and the stop after the upstream ended.
 
 pub mod client_requests;
 mod consent;

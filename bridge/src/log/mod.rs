@@ -1,7 +1,7 @@
 //! R7: stderr lines of the form `mcp-bridge-vscode: <scope>: <level>: <text>`.
 //!
 //! Stdout carries JSON-RPC frames only, so every human-readable line goes to stderr. The texts
-//! are the ones of docs/stderr.md. Callers never pass frame content,
+//! are the ones of docs/stderr.md, and [`lines`] lists them all. Callers never pass frame content,
 //! header values, tokens or form answers (docs/architecture.md principle 8).
 //!
 //! Every line is a `tracing` event: the target is the scope (`bridge`, `vscode`, `mcp_stdio`,
@@ -10,10 +10,21 @@
 //! format above to stderr; an embedding server installs its own subscriber and receives the
 //! same events. `--log-level` is the threshold of [`set_threshold`]: a line below it is never
 //! formatted, and the check is one atomic load.
+//!
+//! The files: this one holds the levels, the scopes, the threshold and [`write()`]; `layer.rs`
+//! the formatter ([`LineLayer`], [`request_span`], which adds ` [request <id>]` to a debug
+//! line); [`lines`] the one table of every line with its scope, level and text, from which
+//! docs/stderr.md's tables are made; `capture.rs` the capture of lines in unit tests.
 
 #[cfg(test)]
 pub mod capture;
 mod layer;
+// The table is read by its tests (docs/stderr.md and the call sites) and by `cargo doc`.
+#[cfg_attr(
+    not(test),
+    expect(dead_code, reason = "the table is read by its tests and the docs")
+)]
+pub mod lines;
 
 use std::sync::atomic::{AtomicU8, Ordering};
 

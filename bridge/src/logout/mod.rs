@@ -3,6 +3,10 @@
 //! for arguments that are not valid, a `--ca-file` that the bridge cannot use, and with
 //! `--token-store keychain` or `file` a store that does not open. With `auto`, logout skips a
 //! store that does not open (one line), and the token key, when one is given, must be valid.
+//!
+//! The files: [`args`] its command line on clap; [`run`] the index, the metadata check and
+//! `--all`; this one the stores and the exit codes. `run.rs` of the crate hands it the
+//! arguments after `logout`.
 
 pub mod args;
 pub mod run;

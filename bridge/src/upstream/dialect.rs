@@ -3,7 +3,7 @@
 //! as [`Dialect::Modern`] (the bridge asks `server/discover`); the front turns it to
 //! [`Dialect::Older`] once, before it sends VS Code's `initialize` upstream.
 //!
-//! What the dialect changes, and nothing else (docs/rules.md, the table of the eras):
+//! What the dialect changes, and nothing else (docs/architecture.md, "Words"):
 //! - the request frame: the `_meta` envelope of 2026-07-28 (R1, R3), or VS Code's params as
 //!   received with the bridge's progress token (L2);
 //! - the server's requests: a server of 2026-07-28 sends none (dropped with a debug line), an

@@ -1,4 +1,6 @@
-//! R1, R3: the `_meta` envelope of 2026-07-28 on every upstream request (pure).
+//! R1, R3: the `_meta` envelope of 2026-07-28 on every request to a server of that revision,
+//! and [`RequestFrame`], one upstream request in the dialect of its connection (L2: for an
+//! older server, VS Code's params with only the progress token replaced) (pure).
 
 use serde::Serialize;
 use serde_json::{Map, Value};

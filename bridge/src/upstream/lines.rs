@@ -1,5 +1,5 @@
-//! JSON-RPC line framing over any `AsyncRead`/`AsyncWrite` (the stdio transport of the
-//! 2026-07-28 specification): one frame per line, each line at most `--max-line-bytes`.
+//! JSON-RPC line framing over any `AsyncRead`/`AsyncWrite` (the stdio transport of every
+//! revision): one frame per line, each line at most `--max-line-bytes`.
 //!
 //! [`LineLink`] is the framing alone: the bridge's one writer type ([`crate::wire::writer`])
 //! on the write side, a reader task on the other. [`LineTransport`] is the one transport of

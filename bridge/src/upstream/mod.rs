@@ -1,15 +1,44 @@
-//! The 2026-07-28 side: a client written by hand on tokio, because it must pass every
-//! message through without a loss (docs/architecture.md principle 1), and its transports.
+//! The one upstream client, of every revision: written by hand on tokio, because it must pass
+//! every message through without a loss (docs/architecture.md principle 1), and its
+//! transports. The revision of a connection is a negotiated value, its [`dialect::Dialect`]:
+//! every connection starts as 2026-07-28 (`server/discover`), and the front turns it to an
+//! older revision once (L1); the client, the transports and the front's exchanges are the same
+//! for both.
 //!
 //! The seam: [`connect::connect`] is the one place that turns a [`connect::Target`] (a
-//! command, a URL, or a server in the same process over a pipe) into a connection, a [`Transport`]
-//! and its stream of [`TransportEvent`]s. The client and the front never name a transport.
+//! command, a URL, or a server in the same process over a pipe) into a connection, a
+//! [`Transport`] and its stream of [`TransportEvent`]s. [`Transport`] is all that the client
+//! needs of a transport: one [`Transport::send`] of an [`Outgoing`] frame (a request in its
+//! dialect, or a notification or response of the client), `cancel`, `stop`, the end
+//! (`end_watch`) and `tools_listed`; no method names a revision. The events are
+//! transport-neutral: a message, the failure of one request (an HTTP status, a broken stream)
+//! that leaves the connection up, the close of the server's output, or the end of the
+//! connection (with the exit status only for a process). The client and the front never name a
+//! transport.
 //!
-//! - [`lines`]: JSON-RPC line framing over any `AsyncRead`/`AsyncWrite`;
-//! - [`child`]: the upstream command as a child process (process group or job object, the
-//!   stop sequence) over [`lines`];
-//! - [`http`]: Streamable HTTP (M4): one POST per request, JSON or SSE responses, the listen
-//!   stream as a long SSE response.
+//! The files:
+//! - [`connect`]: the target (a command, a URL, a pipe) into a connection;
+//! - [`client`]: the client (ids, the request frame of its dialect, `_meta`, progress and
+//!   responses routed by request, cancellation); the server's notifications and requests that
+//!   belong to no request go to the front's [`client::IncomingSink`]. It never names a
+//!   transport;
+//! - [`dialect`]: the revision of a connection and what it changes;
+//! - [`envelope`]: the `_meta` envelope of 2026-07-28 (R1, R3) and the request frame of each
+//!   dialect;
+//! - [`events`]: where a transport reports its events: the client's router runs on the
+//!   transport's own task, one event at a time, in order;
+//! - [`lines`]: JSON-RPC line framing over any `AsyncRead`/`AsyncWrite` (its writer is
+//!   `wire/writer.rs`, the one writer type), and `LineTransport`, the one transport of lines:
+//!   the upstream command's pipes or a pair of streams (an in-memory pipe);
+//! - [`child`]: the upstream command: process group or job object, the stop sequence, over
+//!   [`lines`];
+//! - [`http`]: the URL form (M4). For 2026-07-28, Streamable HTTP: one POST per request
+//!   (`post.rs`), JSON or SSE, the standard headers (`headers.rs`), `x-mcp-header`
+//!   (`params.rs`); cancellation closes the response stream; each request asks the token
+//!   source of `auth/` for its bearer (it never sees the session). For an older server (L4,
+//!   `http/older/`): Streamable HTTP of 2025-03-26 to 2025-11-25 with its session
+//!   (`session.rs`, its GET stream in `stream.rs`), and the HTTP+SSE transport of 2024-11-05
+//!   (`legacy.rs`).
 
 pub mod child;
 pub mod client;

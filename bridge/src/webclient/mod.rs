@@ -4,6 +4,11 @@
 //! loopback addresses), the crypto provider, a body
 //! read up to a limit, and the text of an error without its URL. It knows neither the sign-in
 //! nor MCP.
+//!
+//! The files: `client.rs` the HTTP client with its CAs and proxies, the crypto provider and the
+//! text of an error without its URL;
+//! `resolve.rs` the resolver (a loopback name resolves to loopback addresses only);
+//! `body.rs` the bounded body read.
 
 mod body;
 mod client;
