@@ -4,7 +4,7 @@
 //! keeps the table true to the call sites of `log::bridge`, `log::write` and `log::vscode`).
 //!
 //! A new line, or a changed text: change its entry here, then write the tables of the docs with
-//! `cargo test -p mcp-bridge-vscode --lib log::lines -- --ignored write_docs_stderr_md`.
+//! `MCP_WRITE_DOCS=1 cargo test -p mcp-bridge-vscode --lib log::lines`.
 
 use super::{Level, Scope, TAG};
 

@@ -5,8 +5,10 @@ fn docs_stderr_md() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/stderr.md")
 }
 
-const REGENERATE: &str =
-    "cargo test -p mcp-bridge-vscode --lib log::lines -- --ignored write_docs_stderr_md";
+/// With this variable set, the test of the tables writes them into docs/stderr.md instead of
+/// comparing.
+const WRITE: &str = "MCP_WRITE_DOCS";
+const REGENERATE: &str = "MCP_WRITE_DOCS=1 cargo test -p mcp-bridge-vscode --lib log::lines";
 
 /// `doc` with the table under each heading of [`SECTIONS`] made from the code; the text
 /// between the tables stays. The headings of [`SECTIONS`] that `doc` lacks are returned.
@@ -69,35 +71,27 @@ fn diff(old: &str, new: &str) -> String {
     out
 }
 
-/// docs/stderr.md's tables are the tables of [`SECTIONS`], row for row.
+/// docs/stderr.md's tables are the tables of [`SECTIONS`], row for row (with [`WRITE`] set,
+/// they are written there).
 #[test]
 fn r7_docs_stderr_md_has_the_tables_of_the_code() {
-    let doc = std::fs::read_to_string(docs_stderr_md()).expect("docs/stderr.md is readable");
+    let path = docs_stderr_md();
+    let doc = std::fs::read_to_string(&path).expect("docs/stderr.md is readable");
     let (made, missing) = with_tables(&doc);
     assert!(
         missing.is_empty(),
         "docs/stderr.md has no heading `## <heading>` for the sections {missing:?} of bridge/src/log/lines.rs"
     );
+    if std::env::var_os(WRITE).is_some() {
+        std::fs::write(&path, made).expect("docs/stderr.md is writable");
+        return;
+    }
     assert!(
         made == doc,
         "the tables of docs/stderr.md (-) differ from bridge/src/log/lines.rs (+):\n{}\n\
          Change the entry in bridge/src/log/lines.rs, then write the tables of the docs with\n  {REGENERATE}",
         diff(&doc, &made)
     );
-}
-
-/// Writes the tables of docs/stderr.md from the code (run it by its name, see [`REGENERATE`]).
-#[test]
-#[ignore = "writes docs/stderr.md"]
-fn write_docs_stderr_md() {
-    let path = docs_stderr_md();
-    let doc = std::fs::read_to_string(&path).expect("docs/stderr.md is readable");
-    let (made, missing) = with_tables(&doc);
-    assert!(
-        missing.is_empty(),
-        "add the headings {missing:?} to docs/stderr.md first"
-    );
-    std::fs::write(&path, made).expect("docs/stderr.md is writable");
 }
 
 #[test]
