@@ -25,6 +25,7 @@ mod load_faults;
 mod localhost_resolved;
 mod logout_index;
 mod older_upstream;
+mod older_upstream_faults;
 mod older_upstream_url;
 mod refresh_rotation;
 mod registered_auth_method;
