@@ -47,31 +47,48 @@ pub struct Server {
 }
 
 /// The protected resource metadata of `mcp`: the first document of the candidate URLs that
-/// answers, whose `resource` covers the MCP URL; `None` when no candidate has one.
+/// answers, whose `resource` covers the MCP URL; `None` when every candidate answers 404 (L4:
+/// a server of revision 2025-03-26, whose authorization server is at its origin). When none
+/// has a document and one answered another status (a 5xx, a 401…), the server is broken, not
+/// of that revision: the sign-in fails with that status.
 pub async fn resource(
     http: &reqwest::Client,
     mcp: &Url,
     challenge: &Challenge,
 ) -> Result<Option<Resource>, Failure> {
+    let mut refused: Option<String> = None;
     for url in resource_metadata_urls(mcp, challenge.resource_metadata.as_deref()) {
-        let Some(doc) = fetch_json(http, &url).await? else {
-            continue;
-        };
-        return parse_resource(&doc, mcp).map(Some);
+        match fetch_document(http, &url).await? {
+            Fetched::Document(doc) => return parse_resource(&doc, mcp).map(Some),
+            Fetched::NotFound => {}
+            Fetched::Refused(what) => {
+                refused.get_or_insert(what);
+            }
+        }
     }
-    Ok(None)
+    match refused {
+        None => Ok(None),
+        Some(what) => Err(Failure::Discovery(format!(
+            "the protected resource metadata of the upstream server answered with {what}, not 404: the bridge does not fall back to the authorization server at its origin"
+        ))),
+    }
 }
 
 /// L4: the resource of a server of revision 2025-03-26, which has no protected resource
 /// metadata: its authorization server is at the origin of its URL (that revision's
-/// authorization base URL), and the tokens are for the MCP URL.
+/// authorization base URL), and the tokens are for the MCP URL without its query and
+/// fragment (the resource indicator of RFC 8707 §2 has no fragment, and the query of the
+/// URL is not the resource's).
 pub fn resource_at_origin(mcp: &Url) -> Resource {
     let mut origin = mcp.clone();
     origin.set_path("");
     origin.set_query(None);
     origin.set_fragment(None);
+    let mut resource = mcp.clone();
+    resource.set_query(None);
+    resource.set_fragment(None);
     Resource {
-        resource: mcp.as_str().to_owned(),
+        resource: resource.as_str().to_owned(),
         authorization_servers: vec![origin],
         scopes_supported: Vec::new(),
     }
@@ -209,17 +226,43 @@ fn loopback_host(url: &Url) -> bool {
         .is_some_and(|h| is_loopback(&h, Loopback::UrlForm))
 }
 
+/// What one URL of metadata answered.
+enum Fetched {
+    Document(Value),
+    /// 404: no document here.
+    NotFound,
+    /// Another status than a success or 404 ("the HTTP status 503"), or a body that is not
+    /// JSON: what it was.
+    Refused(String),
+}
+
 /// A JSON document, `None` for a 404 (or another status that says "not here"), an error for a
 /// broken connection. The error names no URL.
 async fn fetch_json(http: &reqwest::Client, url: &Url) -> Result<Option<Value>, Failure> {
+    Ok(match fetch_document(http, url).await? {
+        Fetched::Document(doc) => Some(doc),
+        Fetched::NotFound | Fetched::Refused(_) => None,
+    })
+}
+
+/// The document at `url`, a 404, or another status; an error for a broken connection. The
+/// error names no URL.
+async fn fetch_document(http: &reqwest::Client, url: &Url) -> Result<Fetched, Failure> {
     let response = http
         .get(url.clone())
         .header(reqwest::header::ACCEPT, "application/json")
         .send()
         .await
         .map_err(|e| Failure::Transport(describe(&e)))?;
-    if !response.status().is_success() {
-        return Ok(None);
+    let status = response.status();
+    if status == reqwest::StatusCode::NOT_FOUND {
+        return Ok(Fetched::NotFound);
+    }
+    if !status.is_success() {
+        return Ok(Fetched::Refused(format!(
+            "the HTTP status {}",
+            status.as_u16()
+        )));
     }
     let body = read_body(response, MAX_DOCUMENT)
         .await
@@ -227,7 +270,10 @@ async fn fetch_json(http: &reqwest::Client, url: &Url) -> Result<Option<Value>, 
             BodyError::TooLong => Failure::Discovery("a metadata document is too long".into()),
             BodyError::Broken(why) => Failure::Transport(why),
         })?;
-    Ok(serde_json::from_slice(&body).ok())
+    Ok(match serde_json::from_slice(&body) {
+        Ok(doc) => Fetched::Document(doc),
+        Err(_) => Fetched::Refused("a body that is not JSON".into()),
+    })
 }
 
 /// The metadata of `https://as.example` with nothing optional: the start of the test servers
@@ -352,6 +398,13 @@ mod tests {
         let prm = json!({"resource": "http://127.0.0.1:8/mcp",
             "authorization_servers": ["http://127.0.0.1:9"]});
         assert!(parse_resource(&prm, &local_mcp).is_ok());
+    }
+
+    #[test]
+    fn l4_the_resource_at_the_origin_is_the_mcp_url_without_its_query_and_fragment() {
+        let r = resource_at_origin(&url("https://mcp.example/v1/mcp?tenant=a#top"));
+        assert_eq!(r.resource, "https://mcp.example/v1/mcp");
+        assert_eq!(r.authorization_servers, vec![url("https://mcp.example")]);
     }
 
     #[test]

@@ -158,6 +158,18 @@ impl Session {
             .map(|r| r.access_token.clone())
     }
 
+    /// The access token held now, as it is: no refresh and no sign-in starts from here, even
+    /// when it expires within the margin (L4: the DELETE of a session at the stop, which must
+    /// stay within its bound). `None` without a token, or with one whose expiry has passed.
+    pub async fn current(&self) -> Option<String> {
+        let inner = self.inner.lock().await;
+        inner
+            .record
+            .as_ref()
+            .filter(|r| r.expiry().is_none_or(|at| at > SystemTime::now()))
+            .map(|r| r.access_token.clone())
+    }
+
     /// Answers a 401 or 403 of a request that carried `sent` (its token, if any): refresh,
     /// sign in, or step up (403 `insufficient_scope`: the union of the scopes). Ok when the
     /// request may go once more. `interactive`: false for a request that must not start a

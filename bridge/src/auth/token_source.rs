@@ -36,6 +36,12 @@ impl TokenSource {
         self.session.bearer().await
     }
 
+    /// The access token held now, without a refresh or a sign-in (the DELETE of an older
+    /// server's session at the stop, L4).
+    pub async fn current(&self) -> Option<String> {
+        self.session.current().await
+    }
+
     /// What to do with a 401 or 403 of a request that carried `sent` (its token, if any):
     /// refresh, sign in, or step up. Ok when the request may go once more. `interactive`:
     /// false for a request that must not start a sign-in (the listen stream).

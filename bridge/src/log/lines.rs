@@ -107,7 +107,16 @@ stderr_lines! {
             "(URL form, older server) L4: the session expired; the request goes once more on a new one ([older-servers.md](older-servers.md)).";
         GET_STREAM_BROKE [Bridge Warn]
             "the GET stream of the upstream server broke: its requests and notifications outside a request are lost until the next session"
-            "(URL form, older server) The GET stream broke 3 times in a row without an event; the bridge opens it again with the next session.";
+            "(URL form, older server) L4: the GET stream ended 3 times in a row without a message (an event id alone is none); it is not opened again before the next session.";
+        NEW_SIGN_IN_NEW_SESSION [Bridge Info]
+            "a new sign-in: the bridge initializes a new session of the upstream server (the session of the earlier sign-in is not used again)"
+            "(URL form, older server) L4: a sign-in completed after the session was made; the next frame goes on a new session ([older-servers.md](older-servers.md)).";
+        STREAM_RESUMED_WITHOUT_MESSAGE [Bridge Warn]
+            "the event stream of the request was resumed <n> times without a message: the bridge gives the request up"
+            "(URL form, older server) L4: the server closed a request's event stream <n> (3) times in a row with no message (an event id alone is none); the request fails with -32603 `transport_failed`.";
+        MESSAGE_NO_ANSWER [Bridge Warn]
+            "a message to the upstream server got no answer within <n> s: the bridge gave it up and sends the next one"
+            "(URL form, older server) L4: the POST of a notification or a response did not end in <n> (10) s; the frames behind it go on.";
         MESSAGE_NOT_DELIVERED [Bridge Warn]
             "a message to the upstream server was not delivered: <error>"
             "(URL form, older server) The POST of a notification of VS Code or of its answer to a request of the server failed; VS Code gets nothing.";
@@ -299,6 +308,9 @@ stderr_lines! {
         REQUEST_STREAM_RESUMED [Bridge Debug]
             "the event stream of a request ended before its response: the bridge resumes it with Last-Event-ID"
             "(URL form, older server) The SSE response of a request broke; the bridge asks for the rest of it with the id of its last event.";
+        NO_DELETE_EARLIER_SIGN_IN [Bridge Debug]
+            "no DELETE of the upstream session: it belongs to an earlier sign-in"
+            "(URL form, older server) L4: at the stop, the session was made before the last sign-in; its id is not sent with the new token.";
         SESSION_DELETED [Bridge Debug]
             "DELETE of the upstream session: <outcome>"
             "(URL form, older server) At the stop, the bridge ends the session; `<outcome>` is `HTTP status <n>` or the error.";

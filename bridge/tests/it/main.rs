@@ -26,6 +26,7 @@ mod localhost_resolved;
 mod logout_index;
 mod older_sign_in;
 mod older_upstream;
+mod older_upstream_faults;
 mod older_upstream_url;
 mod refresh_rotation;
 mod registered_auth_method;

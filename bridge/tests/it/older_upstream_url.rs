@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 use support::http_peers::HttpPeer;
 use support::https_fixture::HttpsFixture;
 use support::oauth::{
-    bridge as oauth_bridge, counters, free_port, initialize_signing_in, oauth_fixture,
-    set_overrides,
+    bridge as oauth_bridge, complete, counters, fixture_request, free_port, initialize_signing_in,
+    oauth_fixture, set_overrides,
 };
 use support::stored::add;
 use support::{Bridge, call, request};
@@ -170,6 +170,138 @@ fn l4_an_older_server_without_resource_metadata_signs_in_at_its_origin() {
         1
     );
     b.close_and_expect_exit_0();
+}
+
+/// L4: the fallback to the origin's authorization server sends the MCP URL without its query
+/// as the `resource` (RFC 8707): the fixture accepts only its MCP URL, and refuses the grant
+/// for any other.
+#[test]
+fn l4_an_older_server_without_resource_metadata_gets_the_mcp_url_without_its_query_as_resource() {
+    let fixture = oauth_fixture(&["--revision", "2025-11-25"]);
+    set_overrides(&fixture, &json!({"no_resource_metadata": true}));
+    let url = format!("{}?tenant=a", fixture.url);
+    let mut b = oauth_bridge(&url, free_port(), &["--no-browser"], &[]);
+    initialize_signing_in(&mut b);
+    add(&mut b);
+    let c = counters(&fixture);
+    assert_eq!(c["token_requests"]["authorization_code"], 1, "{c}");
+    b.close_and_expect_exit_0();
+}
+
+/// L4: only a 404 of the protected resource metadata means a server of 2025-03-26; a 503 (or
+/// any other status) is a broken server, and the sign-in fails with that status instead of
+/// signing in at the origin.
+#[test]
+fn l4_a_5xx_of_the_protected_resource_metadata_fails_the_sign_in_without_the_origin_fallback() {
+    let fixture = oauth_fixture(&["--revision", "2025-11-25"]);
+    set_overrides(
+        &fixture,
+        &json!({"no_resource_metadata": true, "resource_metadata_status": 503}),
+    );
+    let mut b = oauth_bridge(&fixture.url, free_port(), &["--no-browser"], &[]);
+    b.send(&support::vscode_initialize(1));
+    let r = b.response(1);
+    assert!(r.get("error").is_some(), "{r}");
+    b.expect_line(|l| {
+        l.contains("the protected resource metadata of the upstream server answered with the HTTP status 503, not 404")
+    });
+    assert!(
+        !b.stderr().contains("at its origin (revision 2025-03-26)"),
+        "{}",
+        b.stderr()
+    );
+    let c = counters(&fixture);
+    assert_eq!(c["authorization_requests"], 0, "{c}");
+    assert_eq!(c["token_requests"]["authorization_code"], 0, "{c}");
+    b.close_and_expect_exit_0();
+}
+
+/// L4: the DELETE of the session at the stop goes with the token that the bridge holds: with
+/// tokens that expire within the bridge's margin of 60 s, every other request refreshes first,
+/// the DELETE does not (a refresh or a sign-in would outlast the stop's bound).
+#[test]
+fn l4_the_delete_at_the_stop_uses_the_token_held_and_starts_no_refresh() {
+    let fixture = oauth_fixture(&["--revision", "2025-11-25"]);
+    set_overrides(&fixture, &json!({"expires_in": 30}));
+    let mut b = oauth_bridge(
+        &fixture.url,
+        free_port(),
+        &["--no-browser", "--upstream-revision", "2025-11-25"],
+        &[],
+    );
+    initialize_signing_in(&mut b);
+    let refreshed = counters(&fixture)["token_requests"]["refresh_token"].clone();
+    assert!(
+        refreshed.as_u64().is_some_and(|n| n >= 1),
+        "a request with a token near its expiry refreshes it: {refreshed}"
+    );
+    b.close_and_expect_exit_0();
+    // rmcp answers 202: the token held was accepted.
+    b.expect_line(|l| l.ends_with("DELETE of the upstream session: HTTP status 202"));
+    assert_eq!(
+        counters(&fixture)["token_requests"]["refresh_token"],
+        refreshed,
+        "{}",
+        b.stderr()
+    );
+}
+
+/// L4: a new sign-in (here the step-up of `guarded`) ends the use of the session made under
+/// the earlier one: the refused call is not sent again with its `Mcp-Session-Id`; a new session
+/// is initialized and the call goes on it. The old session is left to the server (no DELETE
+/// with the new token either): after the stop, which deletes the new one, the fixture still
+/// holds exactly one.
+#[test]
+fn l4_a_new_sign_in_makes_a_new_session_and_the_old_session_id_is_not_sent_again() {
+    let fixture = oauth_fixture(&["--revision", "2025-11-25"]);
+    let mut b = oauth_bridge(
+        &fixture.url,
+        free_port(),
+        &["--no-browser", "--upstream-revision", "2025-11-25"],
+        &[],
+    );
+    initialize_signing_in(&mut b);
+    b.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+    add(&mut b);
+    b.send(&call(3, "guarded", json!({})));
+    let q = loop {
+        let f = b.next_frame(support::EXCHANGE);
+        if f.get("id").is_some() && f.get("method").is_some() {
+            break f;
+        }
+    };
+    assert_eq!(q["method"], "elicitation/create", "{q}");
+    let step_up = q["params"]["url"].as_str().expect("url").to_owned();
+    b.send(&json!({"jsonrpc":"2.0","id":q["id"],"result":{"action":"accept"}}));
+    complete(&step_up);
+    let (r, _) = b.response_with_notifications(&json!(3));
+    assert_eq!(
+        text(&r),
+        "guarded: the token has the scope mcp:write",
+        "{r}\n{}",
+        b.stderr()
+    );
+    // Each session served one sign-in only: the session of the token with mcp:read alone
+    // never carried the token of the step-up.
+    let c = counters(&fixture);
+    let mut scopes_of: std::collections::HashMap<String, Vec<String>> = Default::default();
+    for used in c["session_scopes"].as_array().expect("session_scopes") {
+        let session = used["session"].as_str().unwrap_or_default().to_owned();
+        let scopes = used["scopes"].as_str().unwrap_or_default().to_owned();
+        let seen = scopes_of.entry(session).or_default();
+        if !seen.contains(&scopes) {
+            seen.push(scopes);
+        }
+    }
+    assert_eq!(scopes_of.len(), 2, "{c}");
+    assert!(scopes_of.values().all(|s| s.len() == 1), "{c}");
+    b.expect_line(|l| {
+        l == "mcp-bridge-vscode: bridge: info: a new sign-in: the bridge initializes a new session of the upstream server (the session of the earlier sign-in is not used again)"
+    });
+    b.close_and_expect_exit_0();
+    let (status, _) = fixture_request(fixture.port, "POST", "/fixture/expire-sessions");
+    assert_eq!(status, 204);
+    fixture.expect_text("ended 1 sessions (/fixture/expire-sessions)");
 }
 
 #[test]

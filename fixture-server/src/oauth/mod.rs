@@ -146,6 +146,9 @@ struct Counters {
     issued_scopes: Vec<String>,
     /// Refresh requests with a refresh token that had already been used.
     refresh_reused: u64,
+    /// Each accepted MCP request with an `Mcp-Session-Id` (an older server's session): the
+    /// session and the scopes of its token, so that a test sees which sign-in used a session.
+    session_scopes: Vec<Value>,
 }
 
 /// The authorization server and resource server of one process.
@@ -310,8 +313,13 @@ fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
 
 /// RFC 9728 §2: the metadata of the protected resource `/mcp`.
 async fn protected_resource(State(server): State<Arc<AuthServer>>) -> Response {
-    if server.overrides().no_resource_metadata {
-        return (StatusCode::NOT_FOUND, "Not Found").into_response();
+    let overrides = server.overrides();
+    if overrides.no_resource_metadata {
+        let status = overrides
+            .resource_metadata_status
+            .and_then(|s| StatusCode::from_u16(s).ok())
+            .unwrap_or(StatusCode::NOT_FOUND);
+        return (status, "no protected resource metadata").into_response();
     }
     let servers = server
         .overrides()
@@ -405,6 +413,7 @@ async fn counters(State(server): State<Arc<AuthServer>>) -> Response {
         "authorization_scopes": counters.authorization_scopes,
         "issued_scopes": counters.issued_scopes,
         "refresh_reused": counters.refresh_reused,
+        "session_scopes": counters.session_scopes,
     });
     drop(store);
     json_response(StatusCode::OK, &body)
@@ -445,6 +454,16 @@ pub async fn guard(
         store.counters.mcp_requests += 1;
         if refusal.is_some() {
             store.counters.mcp_challenged += 1;
+        }
+        let session = request
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok());
+        if let (None, Some(session), Some(scopes)) = (&refusal, session, &scopes) {
+            store
+                .counters
+                .session_scopes
+                .push(json!({"session": session, "scopes": scopes.join(" ")}));
         }
     }
     match refusal {

@@ -2,7 +2,7 @@
 //! MCP URL (and the sign-in that a bridge stored for it) meets other metadata at its next
 //! start: the protected resource metadata naming another authorization server, an
 //! authorization endpoint on another origin, no `iss` (RFC 9207), no protected resource
-//! metadata (revision 2025-03-26), refused access tokens, the
+//! metadata (revision 2025-03-26) or its URLs answering another status, refused access tokens, the
 //! `expires_in` of the token responses, and the `resource` that `/authorize` accepts. The body replaces the
 //! earlier overrides; `{}` clears them.
 use std::sync::Arc;
@@ -33,6 +33,9 @@ pub struct Overrides {
     /// the origin of its URL.
     #[serde(default)]
     pub no_resource_metadata: bool,
+    /// With `no_resource_metadata`: the status of the protected resource metadata's URLs in
+    /// place of 404 (a broken server: 500, 503, 403…).
+    pub resource_metadata_status: Option<u16>,
     /// `/mcp` refuses every access token as not valid (401 `invalid_token`), as after a
     /// revocation.
     #[serde(default)]

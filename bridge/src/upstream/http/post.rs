@@ -34,6 +34,14 @@ pub(super) struct PostContext {
     pub room: Room,
 }
 
+/// How [`PostContext::authorized_until`] ended.
+pub(super) enum Sent {
+    /// The response of any status but a 401 or 403 that the sign-in answered.
+    Response(reqwest::Response),
+    /// A new sign-in answered a 401 or 403: the request was not sent again.
+    SignedIn,
+}
+
 /// The body of an error status is read up to this size (a JSON-RPC error, or a page).
 const ERROR_BODY_BYTES: usize = 64 << 10;
 
@@ -66,6 +74,29 @@ impl PostContext {
         may_sign_in: bool,
         build: impl Fn(&reqwest::Client) -> reqwest::RequestBuilder,
     ) -> Result<reqwest::Response, UpstreamError> {
+        match self.authorized_until(may_sign_in, None, build).await? {
+            Sent::Response(response) => Ok(response),
+            Sent::SignedIn => Err(UpstreamError::TransportFailed(
+                "a sign-in ended the request".into(),
+            )),
+        }
+    }
+
+    /// The count of completed sign-ins (0 without a sign-in).
+    pub fn sign_ins(&self) -> u64 {
+        self.tokens.as_ref().map_or(0, |t| *t.sign_ins().borrow())
+    }
+
+    /// [`PostContext::authorized`]; with `session_sign_ins` (the count of sign-ins when the
+    /// older server's session was made, L4), a 401 or 403 answered by a new sign-in returns
+    /// [`Sent::SignedIn`] instead of sending the request again: it carried the session of
+    /// the earlier sign-in, which a new session replaces first.
+    pub async fn authorized_until(
+        &self,
+        may_sign_in: bool,
+        session_sign_ins: Option<u64>,
+        build: impl Fn(&reqwest::Client) -> reqwest::RequestBuilder,
+    ) -> Result<Sent, UpstreamError> {
         let tokens = self.tokens.as_ref();
         let mut answered = false;
         loop {
@@ -73,27 +104,15 @@ impl PostContext {
                 Some(tokens) => tokens.bearer().await,
                 None => None,
             };
-            let mut request = build(&self.client);
-            if let Some(token) = &token {
-                request = request.bearer_auth(token);
-            }
-            for (name, value) in &self.opts.headers {
-                // Checked at start; a header that does not convert is left out, never logged.
-                if let (Ok(name), Ok(value)) = (
-                    HeaderName::try_from(name.as_str()),
-                    HeaderValue::try_from(value.as_str()),
-                ) {
-                    request = request.header(name, value);
-                }
-            }
-            let response = request
+            let response = self
+                .with_headers(build(&self.client), token.as_deref())
                 .send()
                 .await
                 .map_err(|e| UpstreamError::TransportFailed(describe(&e)))?;
             let status = response.status();
             let refused = status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN;
             let Some(tokens) = tokens.filter(|_| refused) else {
-                return Ok(response);
+                return Ok(Sent::Response(response));
             };
             let status = status.as_u16();
             if answered {
@@ -108,6 +127,9 @@ impl PostContext {
             let challenge = challenge::parse(values.iter().filter_map(|v| v.to_str().ok()));
             answered = true;
             match tokens.answer(status, challenge, token, may_sign_in).await {
+                Ok(()) if session_sign_ins.is_some_and(|n| n != self.sign_ins()) => {
+                    return Ok(Sent::SignedIn);
+                }
                 Ok(()) => continue,
                 Err(SignInError::NeedsSignIn(status)) => {
                     return Err(UpstreamError::HttpStatus(status));
@@ -115,6 +137,45 @@ impl PostContext {
                 Err(e) => return Err(UpstreamError::SignIn(e)),
             }
         }
+    }
+
+    /// L4: sends the request that `build` makes with the access token held now (no refresh,
+    /// no sign-in: see [`TokenSource::current`]) and the headers of `--header`; a 401 or 403
+    /// is the caller's, as any status. For the DELETE of a session at the stop, whose bound a
+    /// refresh or a sign-in would outlast.
+    pub async fn with_current_token(
+        &self,
+        build: impl Fn(&reqwest::Client) -> reqwest::RequestBuilder,
+    ) -> Result<reqwest::Response, UpstreamError> {
+        let token = match &self.tokens {
+            Some(tokens) => tokens.current().await,
+            None => None,
+        };
+        self.with_headers(build(&self.client), token.as_deref())
+            .send()
+            .await
+            .map_err(|e| UpstreamError::TransportFailed(describe(&e)))
+    }
+
+    /// `request` with the bearer `token`, if any, and the headers of `--header`.
+    fn with_headers(
+        &self,
+        mut request: reqwest::RequestBuilder,
+        token: Option<&str>,
+    ) -> reqwest::RequestBuilder {
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        for (name, value) in &self.opts.headers {
+            // Checked at start; a header that does not convert is left out, never logged.
+            if let (Ok(name), Ok(value)) = (
+                HeaderName::try_from(name.as_str()),
+                HeaderValue::try_from(value.as_str()),
+            ) {
+                request = request.header(name, value);
+            }
+        }
+        request
     }
 
     async fn post(

@@ -11,7 +11,10 @@
 mod legacy;
 mod session;
 mod stream;
+#[cfg(test)]
+mod tests;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -29,13 +32,24 @@ use crate::upstream::{TransportEvent, UpstreamError};
 
 /// The wait before a stream is read on when the server gave no `retry` ([`stream`]).
 const RESUME_WAIT: Duration = Duration::from_millis(500);
+/// L4: the shortest wait before a stream is opened again, whatever the server's `retry` asks:
+/// a hostile or broken server that sends `retry: 0` and closes each stream at once would else
+/// have the bridge reconnect in a tight loop.
+const RESUME_WAIT_MIN: Duration = Duration::from_millis(250);
 /// The longest wait that a `retry` of the server can ask for.
 const RESUME_WAIT_MAX: Duration = Duration::from_secs(5);
 
-/// The wait that a `retry` of `ms` milliseconds asks for, at most [`RESUME_WAIT_MAX`].
+/// L4: the wait that a `retry` of `ms` milliseconds asks for, between [`RESUME_WAIT_MIN`] and
+/// [`RESUME_WAIT_MAX`].
 fn retry_of(ms: u64) -> Duration {
-    Duration::from_millis(ms).min(RESUME_WAIT_MAX)
+    Duration::from_millis(ms).clamp(RESUME_WAIT_MIN, RESUME_WAIT_MAX)
 }
+
+/// L4: how long one notification or response of the relay may take to be POSTed (its status
+/// and, for an event stream, its end). The dispatcher sends these one at a time, in the
+/// relay's order, so one POST that never ends would hold every later frame; after this bound
+/// the frame is given up with a warning and the next one goes.
+const MESSAGE_BOUND: Duration = Duration::from_secs(10);
 
 /// L4: the statuses of the `initialize` POST that mean a server of 2024-11-05.
 const FALLBACK_STATUSES: [u16; 3] = [400, 404, 405];
@@ -64,14 +78,20 @@ struct Inner {
     session_id: Mutex<Option<String>>,
     /// The revision of the server's `initialize` result: the `MCP-Protocol-Version` header.
     revision: Mutex<Option<String>>,
+    /// The count of completed sign-ins when the session was made (L4: a later sign-in makes a
+    /// new session, [`Inner::signed_in_since_session`]).
+    session_sign_ins: Mutex<u64>,
     /// VS Code's `initialize` frame, for a new session after a 404.
     init: Mutex<Option<Value>>,
     /// The 2024-11-05 transport: the endpoint of the `endpoint` event.
     endpoint: Mutex<Option<Url>>,
     /// One new session at a time; the count names the re-initialize requests.
     reinit: tokio::sync::Mutex<u64>,
-    /// The tasks of the requests in flight and of the streams; aborted at the stop.
+    /// The dispatcher's task; aborted at the stop.
     tasks: Mutex<Vec<AbortHandle>>,
+    /// The task of each request in flight, by the relay's id: aborted by [`OlderLink::cancel`]
+    /// (its POST and its stream close) and at the stop.
+    requests: Mutex<HashMap<i64, AbortHandle>>,
     /// The GET stream of server messages (Streamable HTTP).
     listen: Mutex<Option<AbortHandle>>,
     stopped: AtomicBool,
@@ -101,10 +121,12 @@ impl OlderLink {
                 ctx,
                 session_id: Mutex::new(None),
                 revision: Mutex::new(None),
+                session_sign_ins: Mutex::new(0),
                 init: Mutex::new(None),
                 endpoint: Mutex::new(None),
                 reinit: tokio::sync::Mutex::new(0),
                 tasks: Mutex::new(Vec::new()),
+                requests: Mutex::new(HashMap::new()),
                 listen: Mutex::new(None),
                 stopped: AtomicBool::new(false),
             }),
@@ -121,6 +143,14 @@ impl OlderLink {
         self.inner.stopped.store(true, Ordering::Relaxed);
         self.inner.abort_all();
         let session = lock(&self.inner.session_id).take();
+        if session.is_some() && self.inner.signed_in_since_session() {
+            // L4: the session of an earlier sign-in is not used again, not even to end it.
+            log::bridge(
+                Level::Debug,
+                "no DELETE of the upstream session: it belongs to an earlier sign-in",
+            );
+            return;
+        }
         if let Some(session) = session {
             let _ = tokio::time::timeout(DELETE_BOUND, self.inner.delete(&session)).await;
         }
@@ -142,8 +172,14 @@ impl OlderLink {
         self.queue.send(frame.clone()).is_ok()
     }
 
-    /// Gives up request `id`: the server gets `frame` (`notifications/cancelled`).
-    pub(in crate::upstream::http) fn cancel(&self, _id: i64, frame: &Value) {
+    /// L4: request `id` was cancelled or timed out: its task ends, and with it its POST or
+    /// its resumed event stream (a connection of the server is not held until the stop), and
+    /// the server gets `frame` (`notifications/cancelled`). A request that already ended is
+    /// not found; the server still hears of it, as on stdio.
+    pub(in crate::upstream::http) fn cancel(&self, id: i64, frame: &Value) {
+        if let Some(task) = lock(&self.inner.requests).remove(&id) {
+            task.abort();
+        }
         self.send(frame);
     }
 }
@@ -160,22 +196,32 @@ async fn dispatch(inner: Arc<Inner>, mut rx: mpsc::UnboundedReceiver<Value>) {
             }
             Kind::Request(id) => {
                 let task_inner = Arc::clone(&inner);
+                let mut requests = lock(&inner.requests);
                 let task = tokio::spawn(async move {
                     if let Err(error) = task_inner.request(id, &frame).await {
                         task_inner.fail(id, error);
                     }
+                    lock(&task_inner.requests).remove(&id);
                 });
-                inner.track(task.abort_handle());
+                requests.retain(|_, t| !t.is_finished());
+                requests.insert(id, task.abort_handle());
             }
             Kind::Message => {
                 let initialized = frame.get("method").and_then(Value::as_str)
                     == Some("notifications/initialized");
-                match inner.message(&frame).await {
-                    Ok(()) if initialized => inner.open_listen_stream(),
-                    Ok(()) => {}
-                    Err(error) => log::bridge(
+                match tokio::time::timeout(MESSAGE_BOUND, inner.message(&frame)).await {
+                    Ok(Ok(())) if initialized => inner.open_listen_stream(),
+                    Ok(Ok(())) => {}
+                    Ok(Err(error)) => log::bridge(
                         Level::Warn,
                         &format!("a message to the upstream server was not delivered: {error}"),
+                    ),
+                    Err(_) => log::bridge(
+                        Level::Warn,
+                        &format!(
+                            "a message to the upstream server got no answer within {} s: the bridge gave it up and sends the next one",
+                            MESSAGE_BOUND.as_secs()
+                        ),
                     ),
                 }
             }
@@ -192,6 +238,9 @@ impl Inner {
 
     fn abort_all(&self) {
         for task in lock(&self.tasks).drain(..) {
+            task.abort();
+        }
+        for (_, task) in lock(&self.requests).drain() {
             task.abort();
         }
         if let Some(task) = lock(&self.listen).take() {

@@ -20,7 +20,22 @@ use crate::log::{self, Level};
 use crate::sync::lock;
 use crate::upstream::UpstreamError;
 use crate::upstream::http::headers::ACCEPT;
-use crate::upstream::http::post::{content_type, sse_events};
+use crate::upstream::http::post::{Sent, content_type, sse_events};
+
+/// What [`Inner::post_once`] returns in place of a status when a new sign-in answered the
+/// POST's 401 or 403: the POST carried the session of the earlier sign-in and was not sent
+/// again (L4; [`Inner::post_frame`] makes a new session first).
+const SIGNED_IN_ANEW: StatusCode = StatusCode::UNAUTHORIZED;
+
+/// Why the bridge makes a new session.
+#[derive(Clone, Copy)]
+enum Renewal {
+    /// The server answered 404: it ended the session.
+    Expired,
+    /// A sign-in completed after the session was made (L4): the session of the earlier
+    /// sign-in is not used again.
+    SignedIn,
+}
 
 /// The header of the session id.
 pub const SESSION_HEADER: &str = "mcp-session-id";
@@ -106,9 +121,12 @@ impl Inner {
         })?);
         let headers = self.session_headers();
         let url = self.ctx.opts.url.clone();
-        let response = self
+        let initialize = frame.get("method").and_then(Value::as_str) == Some("initialize");
+        let session_sign_ins = (!initialize && headers.contains_key(SESSION_HEADER))
+            .then(|| *lock(&self.session_sign_ins));
+        let sent = self
             .ctx
-            .authorized(true, |client| {
+            .authorized_until(true, session_sign_ins, |client| {
                 client
                     .post(url.clone())
                     .header(reqwest::header::ACCEPT, ACCEPT)
@@ -117,8 +135,11 @@ impl Inner {
                     .body(body.clone())
             })
             .await?;
+        let response = match sent {
+            Sent::Response(response) => response,
+            Sent::SignedIn => return Ok((SIGNED_IN_ANEW, false)),
+        };
         let status = response.status();
-        let initialize = frame.get("method").and_then(Value::as_str) == Some("initialize");
         if initialize && super::falls_back(status.as_u16()) {
             // Whatever the body says: the transport of 2024-11-05 decides.
             return Err(UpstreamError::HttpStatus(status.as_u16()));
@@ -229,6 +250,7 @@ impl Inner {
             deliver,
         };
         let (status, answered) = self.post_once(frame, &reading).await?;
+        *lock(&self.session_sign_ins) = self.ctx.sign_ins();
         if status == StatusCode::ACCEPTED {
             return Err(UpstreamError::InvalidResponse(
                 "the upstream server answered initialize with 202 and no response".into(),
@@ -237,9 +259,16 @@ impl Inner {
         Ok(answered)
     }
 
+    /// L4: a sign-in completed after the session was made: its `Mcp-Session-Id` is not sent
+    /// again (the server may bind a session to the account that made it).
+    pub(super) fn signed_in_since_session(&self) -> bool {
+        self.ctx.tokens.is_some() && *lock(&self.session_sign_ins) != self.ctx.sign_ins()
+    }
+
     /// A frame on the session: a request (`id`) or a notification or response (`None`).
     /// Returns whether the response came. A 404 makes a new session once, and the frame goes
-    /// once more on it.
+    /// once more on it; so does a sign-in that completed after the session was made (L4),
+    /// before the frame goes, or when it answered the frame's 401 or 403.
     pub(super) async fn post_frame(
         self: &Arc<Self>,
         frame: &Value,
@@ -250,28 +279,42 @@ impl Inner {
             id: id.as_ref(),
             deliver: true,
         };
-        for attempt in 0..2 {
+        let mut renewed = false;
+        loop {
             let session = lock(&self.session_id).clone();
+            if !renewed && session.is_some() && self.signed_in_since_session() {
+                self.new_session(session, Renewal::SignedIn).await?;
+                renewed = true;
+                continue;
+            }
             let (status, answered) = self.post_once(frame, &reading).await?;
-            if status != StatusCode::NOT_FOUND {
-                return Ok(answered);
+            let renewal = match status {
+                StatusCode::NOT_FOUND => Renewal::Expired,
+                SIGNED_IN_ANEW => Renewal::SignedIn,
+                _ => return Ok(answered),
+            };
+            if renewed {
+                return Err(UpstreamError::TransportFailed(match renewal {
+                    Renewal::Expired => {
+                        "the upstream server ended the new session at once (HTTP status 404)".into()
+                    }
+                    Renewal::SignedIn => "the new session needed another sign-in at once".into(),
+                }));
             }
-            if attempt == 0 {
-                self.new_session(session).await?;
-            }
+            self.new_session(session, renewal).await?;
+            renewed = true;
         }
-        Err(UpstreamError::TransportFailed(
-            "the upstream server ended the new session at once (HTTP status 404)".into(),
-        ))
     }
 
-    /// L4: the session `expired` is gone (a 404): VS Code's `initialize` goes again with an
-    /// id of its own (its answer is not VS Code's), then `notifications/initialized`, and the
-    /// GET stream opens on the new session. A frame that met the same 404 while this ran
-    /// finds a session that is not `expired` and only goes again.
-    pub(super) async fn new_session(
+    /// L4: the session `expired` is gone (a 404) or of an earlier sign-in: VS Code's
+    /// `initialize` goes again with an id of its own (its answer is not VS Code's), then
+    /// `notifications/initialized`, and the GET stream opens on the new session. A frame that
+    /// met the same 404 while this ran finds a session that is not `expired` and only goes
+    /// again.
+    async fn new_session(
         self: &Arc<Self>,
         expired: Option<String>,
+        why: Renewal,
     ) -> Result<(), UpstreamError> {
         let mut count = self.reinit.lock().await;
         if *lock(&self.session_id) != expired {
@@ -281,10 +324,16 @@ impl Inner {
             return Err(UpstreamError::HttpStatus(404));
         };
         *count += 1;
-        log::bridge(
-            Level::Warn,
-            "the upstream server ended the session (HTTP status 404): the bridge initializes a new one",
-        );
+        match why {
+            Renewal::Expired => log::bridge(
+                Level::Warn,
+                "the upstream server ended the session (HTTP status 404): the bridge initializes a new one",
+            ),
+            Renewal::SignedIn => log::bridge(
+                Level::Info,
+                "a new sign-in: the bridge initializes a new session of the upstream server (the session of the earlier sign-in is not used again)",
+            ),
+        }
         init["id"] = Value::from(format!("bridge-reinit-{count}"));
         if !self.post_initialize(&init, false).await? {
             return Err(UpstreamError::TransportFailed(
@@ -304,14 +353,15 @@ impl Inner {
         Ok(())
     }
 
-    /// DELETE of the session at the stop; a failure is a debug line (the server's idle
-    /// time-out ends the session then).
+    /// L4: DELETE of the session at the stop, with the token held now: no refresh and no
+    /// sign-in starts from it (the stop's bound would cut them off). A failure, a 401 among
+    /// them, is a debug line (the server's idle time-out ends the session then).
     pub(super) async fn delete(&self, session: &str) {
         let url = self.ctx.opts.url.clone();
         let revision = lock(&self.revision).clone();
         let result = self
             .ctx
-            .authorized(false, |client| {
+            .with_current_token(|client| {
                 let mut request = client.delete(url.clone()).header(SESSION_HEADER, session);
                 if let Some(revision) = &revision {
                     request = request.header(VERSION_HEADER, revision);

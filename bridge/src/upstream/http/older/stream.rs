@@ -17,7 +17,9 @@ use crate::sync::lock;
 use crate::upstream::UpstreamError;
 use crate::upstream::http::post::{content_type, sse_events};
 
-/// How often a stream is opened again after it broke without a new event in between.
+/// L4: how often in a row a stream is opened again when the reads before brought no message.
+/// An event with an id and no data is no message: a server that answers each reconnect with
+/// an id alone and closes would else be read on forever.
 const RESUME_ATTEMPTS: u32 = 3;
 
 /// How one GET of the stream ended.
@@ -26,8 +28,8 @@ enum Opened {
     NoStream,
     /// A 404: the session is gone (the next POST makes a new one).
     SessionGone,
-    /// The stream ended or broke; true when events came.
-    Ended { events: bool },
+    /// The stream ended or broke; true when a message came (an event with data).
+    Ended { messages: bool },
 }
 
 impl Inner {
@@ -43,8 +45,9 @@ impl Inner {
         }
     }
 
-    /// The GET stream until the server has none, the session is gone, or it broke
-    /// [`RESUME_ATTEMPTS`] times in a row without an event.
+    /// L4: the GET stream until the server has none, the session is gone, or it ended
+    /// [`RESUME_ATTEMPTS`] times in a row without a message; each reopening waits the server's
+    /// `retry`, at least [`super::RESUME_WAIT_MIN`].
     async fn listen_loop(&self) {
         let mut last_id: Option<String> = None;
         let mut retry = RESUME_WAIT;
@@ -59,8 +62,8 @@ impl Inner {
                     return;
                 }
                 Ok(Opened::SessionGone) => return,
-                Ok(Opened::Ended { events: true }) => failures = 0,
-                Ok(Opened::Ended { events: false }) | Err(_) => failures += 1,
+                Ok(Opened::Ended { messages: true }) => failures = 0,
+                Ok(Opened::Ended { messages: false }) | Err(_) => failures += 1,
             }
             if failures >= RESUME_ATTEMPTS {
                 log::bridge(
@@ -98,7 +101,6 @@ impl Inner {
         let mut events = sse_events(response.bytes_stream(), self.ctx.opts.max_response_bytes);
         let mut any = false;
         while let Some(Ok(event)) = events.next().await {
-            any = true;
             if let Some(id) = event.id {
                 *last_id = Some(id);
             }
@@ -106,10 +108,11 @@ impl Inner {
                 *retry = retry_of(ms);
             }
             if let Some(data) = event.data.filter(|d| !d.trim().is_empty()) {
+                any = true;
                 self.take_message(data.into_bytes(), &reading).await;
             }
         }
-        Ok(Opened::Ended { events: any })
+        Ok(Opened::Ended { messages: any })
     }
 
     /// A GET of the stream with the headers of the session, and `Last-Event-ID`.
@@ -130,11 +133,12 @@ impl Inner {
             .await
     }
 
-    /// A POST's stream broke or closed (`why`) before the response to `reading.id`: with an
-    /// event id, a GET with `Last-Event-ID` reads on from there after the server's `retry`
-    /// (at most [`super::RESUME_WAIT_MAX`]), as often as each read brings new events, and up to
-    /// [`RESUME_ATTEMPTS`] times in a row without one; without an id the request fails with
-    /// the cause.
+    /// L4: a POST's stream broke or closed (`why`) before the response to `reading.id`: with
+    /// an event id, a GET with `Last-Event-ID` reads on from there after the server's `retry`
+    /// (between [`super::RESUME_WAIT_MIN`] and [`super::RESUME_WAIT_MAX`]), as often as each
+    /// read brings a message, and up to [`RESUME_ATTEMPTS`] times in a row without one (an
+    /// event id alone is no message): then the request fails, with a warning line. Without an
+    /// id the request fails with the cause.
     pub(super) async fn resume(
         &self,
         mut last_id: Option<String>,
@@ -165,19 +169,26 @@ impl Inner {
                 let Ok(event) = event else { break };
                 if event.id.is_some() {
                     last_id = event.id.clone();
-                    progressed = true;
                 }
                 if let Some(ms) = event.retry {
                     retry = retry_of(ms);
                 }
-                if let Some(data) = event.data.filter(|d| !d.trim().is_empty())
-                    && self.take_message(data.into_bytes(), reading).await
-                {
-                    return Ok(true);
+                if let Some(data) = event.data.filter(|d| !d.trim().is_empty()) {
+                    progressed = true;
+                    if self.take_message(data.into_bytes(), reading).await {
+                        return Ok(true);
+                    }
                 }
             }
             idle = if progressed { 0 } else { idle + 1 };
         }
-        Err(broken())
+        let why = format!(
+            "the event stream of the request was resumed {RESUME_ATTEMPTS} times without a message"
+        );
+        log::bridge(
+            Level::Warn,
+            &format!("{why}: the bridge gives the request up"),
+        );
+        Err(UpstreamError::TransportFailed(why))
     }
 }
