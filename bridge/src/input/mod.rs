@@ -2,9 +2,11 @@
 //! client of revision 2025-11-25 (R8, O1, O2, O3, C2 and the quirks about forms, URLs,
 //! cancellations and late answers).
 //! `asked` holds the same limit for the requests of an older server to VS Code (L3).
-//! Value in, value out: no I/O and no clock. `front::rounds` does the I/O; the causes of the
-//! failures are rows of the one error table (`errors::Cause`); the `b-N` ids, the
-//! cancellation frame's reasons and the time limits are the front's and `translate`'s.
+//! Value in, value out: no I/O and no clock (the one exception: `complete::ElicitationIds`
+//! draws the random part of each id from the system's random source). `front::rounds` does
+//! the I/O; the causes of the failures are rows of the one error table (`errors::Cause`); the
+//! `b-N` ids, the cancellation frame's reasons and the time limits are the front's and
+//! `translate`'s.
 //!
 //! Decisions where the reference is silent:
 //! - `too_many_rounds` detail: `<n> rounds, limit: <m>` (the reference gives only the log line).
