@@ -40,7 +40,8 @@
 //!   writer type and its lanes, the stdio pipes.
 //! - The pure rules: `translate/` (initialize, forward, shape, schema, icons, level, and the
 //!   rules of an older server); `input/` (M2), the input rounds: parse, shape, check, forms,
-//!   url, route, answers, complete, state, texts (their errors are rows of `errors.rs`);
+//!   url, route, answers, complete, state, texts (their errors are rows of `errors.rs`), asked
+//!   (L3: the older server's requests that wait for VS Code, and the URL elicitations it opened);
 //!   `listen/` (M3), the listen stream: event filter, declared lists and gap replay,
 //!   subscriptions, stream generations, backoff and stream-end decisions.
 //! - `webclient/`: the HTTP client under both the sign-in and the transport (its CAs and

@@ -8,7 +8,7 @@
 //!   `"<...>"` allows more elements after the ones given.
 //! - Typed wildcards: `"<any>"`, `"<present>"`, `"<string>"`, `"<number>"`, `"<integer>"`,
 //!   `"<boolean>"`, `"<null>"`, `"<object>"`, `"<array>"`, `"<uuid>"`, and `"<re:REGEX>"` for a
-//!   string that matches REGEX.
+//!   string that matches REGEX (`"<re:REGEX@name>"` also binds it to `name`, a capture name).
 //! - `"<not:VALUE>"`: any present value that differs from VALUE: `${name}` alone is the captured
 //!   value (its type kept), text that is JSON is that JSON value (`<not:0>` is the integer 0),
 //!   other text is a string (with `${name}` references replaced). `"<not:VALUE@name>"` also
@@ -60,15 +60,18 @@ enum Wild {
 /// forms are literal values.
 fn wildcard(s: &str) -> Option<(Wild, Option<&str>)> {
     let inner = s.strip_prefix('<')?.strip_suffix('>')?;
+    let is_name = |n: &str| {
+        !n.is_empty()
+            && n.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    };
     if let Some(re) = inner.strip_prefix("re:") {
-        return Some((Wild::Regex(re.to_string()), None));
+        return Some(match re.rsplit_once('@') {
+            Some((re, name)) if is_name(name) => (Wild::Regex(re.to_string()), Some(name)),
+            _ => (Wild::Regex(re.to_string()), None),
+        });
     }
     if let Some(text) = inner.strip_prefix("not:") {
-        let is_name = |n: &str| {
-            !n.is_empty()
-                && n.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        };
         return Some(match text.rsplit_once('@') {
             Some((value, name)) if is_name(name) => (Wild::Not(value.to_string()), Some(name)),
             _ => (Wild::Not(text.to_string()), None),
@@ -410,6 +413,28 @@ mod tests {
         assert!(m(json!("<uuid>"), json!("b-1")).is_err());
         assert!(m(json!("<re:^b-[0-9]+$>"), json!("b-12")).is_ok());
         assert!(m(json!("<re:^b-[0-9]+$>"), json!(12)).is_err());
+    }
+
+    #[test]
+    fn a_regex_can_capture_the_string_it_matched() {
+        let mut c = Captures::new();
+        let p = json!("<re:^elicitation-[0-9a-f]{16}-1$@e1>");
+        assert!(matches(&p, &json!("elicitation-1"), &mut c).is_err());
+        assert!(!c.contains_key("e1"));
+        assert!(matches(&p, &json!("elicitation-0123456789abcdef-1"), &mut c).is_ok());
+        assert_eq!(c["e1"], json!("elicitation-0123456789abcdef-1"));
+        assert!(
+            matches(
+                &json!("${e1}"),
+                &json!("elicitation-0123456789abcdef-1"),
+                &mut c
+            )
+            .is_ok()
+        );
+        // Bound twice, the value must stay.
+        assert!(matches(&p, &json!("elicitation-fedcba9876543210-1"), &mut c).is_err());
+        // An `@` that does not start a capture name is part of the regex.
+        assert!(m(json!("<re:^a@b\\.c$>"), json!("a@b.c")).is_ok());
     }
 
     #[test]

@@ -151,7 +151,9 @@ fn o1_url_accept_has_no_content_and_marks_the_step() {
     )
     .unwrap();
     assert_eq!(s.response, json!({"action": "accept"}));
-    assert_eq!(s.accepted_step.as_deref(), Some("elicitation-1"));
+    let id = plan.questions[0].params.as_ref().unwrap()["elicitationId"].clone();
+    let id = id.as_str().unwrap();
+    assert_eq!(s.accepted_step.as_deref(), Some(id));
     let c = collect_answers(
         &plan,
         &[ClientAnswer::Result(json!({"action": "accept"}))],
@@ -166,7 +168,7 @@ fn o1_url_accept_has_no_content_and_marks_the_step() {
             .clone()
     );
     assert!(steps.steps()[0].accepted);
-    assert_eq!(steps.finish(), ["elicitation-1"]);
+    assert_eq!(steps.finish(), [id]);
 }
 
 #[test]
@@ -334,7 +336,8 @@ fn r8_a_failing_answer_still_marks_accepted_urls() {
         &mut steps,
     );
     assert_eq!(out, Err(RoundFailure::Client(err)));
-    assert_eq!(steps.finish(), ["elicitation-1"]);
+    let id = steps.steps()[0].elicitation_id.clone();
+    assert_eq!(steps.finish(), [id]);
 }
 
 #[test]

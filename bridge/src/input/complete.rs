@@ -12,8 +12,10 @@ use serde_json::{Value, json};
 
 use super::parse::is_input_required;
 
-/// The connection-wide counter of elicitation ids: `elicitation-1`, `elicitation-2`, …
-/// (2025-11-25 requires an `elicitationId` in URL mode; 2026-07-28 has none).
+/// O1: the bridge's own elicitation ids (2025-11-25 requires an `elicitationId` in URL mode;
+/// 2026-07-28 has none): `elicitation-<16 hex digits>-<n>`, a random part drawn for each id
+/// and a connection-wide counter. No upstream server can guess one (an older server's
+/// `notifications/elicitation/complete` of a bridge's id, such as the sign-in prompt's, L3).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ElicitationIds {
     issued: u64,
@@ -24,11 +26,25 @@ impl ElicitationIds {
         ElicitationIds::default()
     }
 
-    /// O1: the next elicitation id.
+    /// O1: the next elicitation id, unique on the connection and unpredictable.
     pub fn next_id(&mut self) -> String {
         self.issued = self.issued.saturating_add(1);
-        format!("elicitation-{}", self.issued)
+        format!(
+            "elicitation-{:016x}-{}",
+            random_part(self.issued),
+            self.issued
+        )
     }
+}
+
+/// The random part of an elicitation id: 64 bits of the system's random source. Should the
+/// source fail, a hash of `n` under a key that the standard library draws from the same source
+/// at its start (SipHash, a keyed pseudo-random function): still unknown to the server.
+fn random_part(n: u64) -> u64 {
+    getrandom::u64().unwrap_or_else(|_| {
+        use std::hash::BuildHasher;
+        std::collections::hash_map::RandomState::new().hash_one(n)
+    })
 }
 
 /// One URL step of an original request.
@@ -161,11 +177,35 @@ mod tests {
         json!({"resultType": "input_required", "inputRequests": reqs})
     }
 
+    /// The counter of an id of the form `elicitation-<16 hex digits>-<n>`.
+    fn counter_of(id: &str) -> Option<u64> {
+        let rest = id.strip_prefix("elicitation-")?;
+        let (random, n) = rest.split_once('-')?;
+        let hex = random.len() == 16 && random.chars().all(|c| c.is_ascii_hexdigit());
+        hex.then(|| n.parse().ok()).flatten()
+    }
+
     #[test]
     fn o1_elicitation_ids_are_connection_wide() {
         let mut ids = ElicitationIds::new();
-        assert_eq!(ids.next_id(), "elicitation-1");
-        assert_eq!(ids.next_id(), "elicitation-2");
+        assert_eq!(counter_of(&ids.next_id()), Some(1));
+        assert_eq!(counter_of(&ids.next_id()), Some(2));
+    }
+
+    #[test]
+    fn o1_l3_elicitation_ids_carry_a_random_part() {
+        // Two connections (or two ids) never share the id that a server could guess: the
+        // random parts differ (64 bits each: equal by chance once in 2^64).
+        let first = ElicitationIds::new().next_id();
+        let other = ElicitationIds::new().next_id();
+        assert_eq!(counter_of(&first), Some(1));
+        assert_eq!(counter_of(&other), Some(1));
+        assert_ne!(first, other);
+        assert_ne!(first, "elicitation-1");
+        let mut ids = ElicitationIds::new();
+        let a = ids.next_id();
+        let b = ids.next_id();
+        assert_ne!(a[..28], b[..28], "{a} {b}");
     }
 
     #[test]
@@ -173,57 +213,57 @@ mod tests {
         let mut ids = ElicitationIds::new();
         let mut steps = UrlSteps::new();
         let s = steps.step_for("https://a/", &mut ids);
-        assert_eq!(s.elicitation_id, "elicitation-1");
-        steps.mark_accepted("elicitation-1");
-        assert_eq!(steps.observe(&json!({"content": []})), ["elicitation-1"]);
+        let first = s.elicitation_id;
+        assert_eq!(counter_of(&first), Some(1));
+        steps.mark_accepted(&first);
+        assert_eq!(
+            steps.observe(&json!({"content": []})),
+            std::slice::from_ref(&first)
+        );
         // Once only.
         assert!(steps.observe(&json!({"content": []})).is_empty());
         assert!(steps.finish().is_empty());
         // The URL asked again after its completion gets a new step and id.
-        assert_eq!(
-            steps.step_for("https://a/", &mut ids).elicitation_id,
-            "elicitation-2"
-        );
+        let again = steps.step_for("https://a/", &mut ids).elicitation_id;
+        assert_eq!(counter_of(&again), Some(2));
+        assert_ne!(again, first);
     }
 
     #[test]
     fn o1_a_url_asked_again_keeps_its_step_and_id() {
         let mut ids = ElicitationIds::new();
         let mut steps = UrlSteps::new();
-        steps.step_for("https://a/", &mut ids);
-        steps.mark_accepted("elicitation-1");
+        let first = steps.step_for("https://a/", &mut ids).elicitation_id;
+        steps.mark_accepted(&first);
         assert!(steps.observe(&asks(&["https://a/"])).is_empty());
         let again = steps.step_for("https://a/", &mut ids);
-        assert_eq!(again.elicitation_id, "elicitation-1");
+        assert_eq!(again.elicitation_id, first);
         assert!(again.accepted);
         // Another URL in the next result: the first one completes.
-        assert_eq!(steps.observe(&asks(&["https://b/"])), ["elicitation-1"]);
+        assert_eq!(steps.observe(&asks(&["https://b/"])), [first]);
     }
 
     #[test]
     fn o1_declined_steps_never_complete() {
         let mut ids = ElicitationIds::new();
         let mut steps = UrlSteps::new();
-        steps.step_for("https://a/", &mut ids);
+        let first = steps.step_for("https://a/", &mut ids).elicitation_id;
         assert!(steps.observe(&json!({"content": []})).is_empty());
         assert!(steps.finish().is_empty());
         // A declined step is still open: asked again, it keeps its id.
-        assert_eq!(
-            steps.step_for("https://a/", &mut ids).elicitation_id,
-            "elicitation-1"
-        );
+        assert_eq!(steps.step_for("https://a/", &mut ids).elicitation_id, first);
     }
 
     #[test]
     fn o1_complete_on_every_exit_path_without_a_result() {
         let mut ids = ElicitationIds::new();
         let mut steps = UrlSteps::new();
-        steps.step_for("https://a/", &mut ids);
+        let a = steps.step_for("https://a/", &mut ids).elicitation_id;
         steps.step_for("https://b/", &mut ids);
-        steps.step_for("https://c/", &mut ids);
-        steps.mark_accepted("elicitation-1");
-        steps.mark_accepted("elicitation-3");
-        assert_eq!(steps.finish(), ["elicitation-1", "elicitation-3"]);
+        let c = steps.step_for("https://c/", &mut ids).elicitation_id;
+        steps.mark_accepted(&a);
+        steps.mark_accepted(&c);
+        assert_eq!(steps.finish(), [a, c]);
         assert!(steps.finish().is_empty());
     }
 
@@ -231,13 +271,14 @@ mod tests {
     fn o1_only_the_accepted_url_completes_in_a_mixed_round() {
         let mut ids = ElicitationIds::new();
         let mut steps = UrlSteps::new();
-        for u in ["https://a/", "http://localhost/", "http://[::1]/"] {
-            steps.step_for(u, &mut ids);
-        }
-        steps.mark_accepted("elicitation-2");
+        let ids: Vec<String> = ["https://a/", "http://localhost/", "http://[::1]/"]
+            .iter()
+            .map(|u| steps.step_for(u, &mut ids).elicitation_id)
+            .collect();
+        steps.mark_accepted(&ids[1]);
         assert_eq!(
             steps.observe(&json!({"resultType": "complete"})),
-            ["elicitation-2"]
+            [ids[1].clone()]
         );
     }
 

@@ -1,9 +1,12 @@
 //! M2 (docs/rules.md R8): the pure rules of the input rounds of an `InputRequiredResult` against a
 //! client of revision 2025-11-25 (R8, O1, O2, O3, C2 and the quirks about forms, URLs,
 //! cancellations and late answers).
-//! Value in, value out: no I/O and no clock. `front::rounds` does the I/O; the causes of the
-//! failures are rows of the one error table (`errors::Cause`); the `b-N` ids, the
-//! cancellation frame's reasons and the time limits are the front's and `translate`'s.
+//! `asked` holds the same limit for the requests of an older server to VS Code (L3).
+//! Value in, value out: no I/O and no clock (the one exception: `complete::ElicitationIds`
+//! draws the random part of each id from the system's random source). `front::rounds` does
+//! the I/O; the causes of the failures are rows of the one error table (`errors::Cause`); the
+//! `b-N` ids, the cancellation frame's reasons and the time limits are the front's and
+//! `translate`'s.
 //!
 //! Decisions where the reference is silent:
 //! - `too_many_rounds` detail: `<n> rounds, limit: <m>` (the reference gives only the log line).
@@ -16,6 +19,7 @@
 //!   it ends at the round limit.
 
 pub mod answers;
+pub mod asked;
 pub mod check;
 pub mod complete;
 pub mod error;

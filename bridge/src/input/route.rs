@@ -201,9 +201,11 @@ mod tests {
         let plan = plan_round(&r, &ALL, &mut UrlSteps::new(), &mut eids).unwrap();
         assert_eq!(plan.request_state.as_deref(), Some("s-1"));
         let p = plan.questions[0].params.as_ref().unwrap();
+        let id = p["elicitationId"].as_str().unwrap();
+        assert!(id.starts_with("elicitation-") && id.ends_with("-1"), "{id}");
         assert_eq!(
             p,
-            &json!({"mode": "url", "message": "Sign in", "url": "https://example.com/auth", "_meta": {"m": 1}, "elicitationId": "elicitation-1"})
+            &json!({"mode": "url", "message": "Sign in", "url": "https://example.com/auth", "_meta": {"m": 1}, "elicitationId": id})
         );
     }
 
@@ -232,13 +234,15 @@ mod tests {
         assert_eq!(plan.questions.len(), 1);
         assert_eq!(plan.keys, ["auth", "ok"]);
         // The refused URL took no elicitation id.
-        assert_eq!(
-            plan.questions[0].route,
-            Route::UrlStep {
-                url: "http://127.0.0.1/x".into(),
-                elicitation_id: "elicitation-1".into()
-            }
-        );
+        let Route::UrlStep {
+            url,
+            elicitation_id,
+        } = &plan.questions[0].route
+        else {
+            panic!("{:?}", plan.questions[0].route);
+        };
+        assert_eq!(url, "http://127.0.0.1/x");
+        assert!(elicitation_id.ends_with("-1"), "{elicitation_id}");
     }
 
     #[test]
@@ -246,15 +250,17 @@ mod tests {
         let mut eids = ElicitationIds::new();
         let mut steps = UrlSteps::new();
         let r = round(vec![("auth", url_req("https://example.com/auth"))], None);
-        plan_round(&r, &ALL, &mut steps, &mut eids).unwrap();
-        steps.mark_accepted("elicitation-1");
+        let first = plan_round(&r, &ALL, &mut steps, &mut eids).unwrap();
+        let id = first.questions[0].params.as_ref().unwrap()["elicitationId"].clone();
+        let id = id.as_str().unwrap();
+        steps.mark_accepted(id);
         let plan = plan_round(&r, &ALL, &mut steps, &mut eids).unwrap();
         let q = &plan.questions[0];
         assert_eq!(
             q.route,
             Route::UrlContinue {
                 url: "https://example.com/auth".into(),
-                elicitation_id: "elicitation-1".into()
+                elicitation_id: id.into()
             }
         );
         let p = q.params.as_ref().unwrap();
@@ -269,19 +275,21 @@ mod tests {
         let mut eids = ElicitationIds::new();
         let mut steps = UrlSteps::new();
         let r = round(vec![("auth", url_req("https://example.com/auth"))], None);
-        plan_round(&r, &caps, &mut steps, &mut eids).unwrap();
-        steps.mark_accepted("elicitation-1");
+        let first = plan_round(&r, &caps, &mut steps, &mut eids).unwrap();
+        let id = first.questions[0].params.as_ref().unwrap()["elicitationId"].clone();
+        let id = id.as_str().unwrap();
+        steps.mark_accepted(id);
         let plan = plan_round(&r, &caps, &mut steps, &mut eids).unwrap();
         assert_eq!(
             plan.questions[0].route,
             Route::UrlStep {
                 url: "https://example.com/auth".into(),
-                elicitation_id: "elicitation-1".into()
+                elicitation_id: id.into()
             }
         );
         assert_eq!(
             plan.questions[0].params.as_ref().unwrap()["elicitationId"],
-            "elicitation-1"
+            id
         );
     }
 
@@ -308,6 +316,6 @@ mod tests {
         assert!(plan_round(&r, &ALL, &mut steps, &mut eids).is_err());
         // No step and no elicitation id were taken.
         assert!(steps.steps().is_empty());
-        assert_eq!(eids.next_id(), "elicitation-1");
+        assert!(eids.next_id().ends_with("-1"));
     }
 }

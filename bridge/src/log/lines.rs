@@ -140,7 +140,7 @@ stderr_lines! {
             "The older server answered `initialize` with an error (`the upstream server answered with the error <code>`), with another revision, not in `--discover-timeout`, or it closed its output. VS Code gets an error for `initialize` and can send it again.";
         REFUSED_REQUEST_UPSTREAM_SERVER [Bridge Warn]
             "refused the request <method> of the upstream server: <cause>: <detail>"
-            "An older server's sampling, elicitation or roots request failed a check of the input rounds; the server gets the error, VS Code nothing.";
+            "An older server's sampling, elicitation or roots request failed a check of the input rounds, or a request of the server (also `ping`) came while 16 of its requests wait for VS Code (`too_many_input_requests`, L3); the server gets the error, VS Code nothing.";
         ANSWER_CLIENT_NOT_VALID [Bridge Warn]
             "the answer of the client is not valid: <cause>: <detail>"
             "VS Code's answer to a request of an older server is not valid (form content against the `requestedSchema`, a result without the shape); the server gets the error.";

@@ -24,6 +24,7 @@ mod list_changes;
 mod load_faults;
 mod localhost_resolved;
 mod logout_index;
+mod older_hostile;
 mod older_sign_in;
 mod older_upstream;
 mod older_upstream_faults;

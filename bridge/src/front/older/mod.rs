@@ -11,7 +11,6 @@
 
 mod server_requests;
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -24,6 +23,7 @@ use super::inflight::{Slot, key_of};
 use super::request::{error_of, timed_out};
 use crate::auth::TokenSource;
 use crate::errors::{Cause, error_object};
+use crate::input::asked::Asked;
 use crate::input::check::ClientCaps;
 use crate::log::{self, Level};
 use crate::translate::forward::LIST_TIMEOUT;
@@ -39,9 +39,10 @@ use crate::wire::lazy::{LazyObject, Member};
 pub(crate) struct Older {
     /// The input kinds that VS Code declared (C2, O1, O2, O3).
     caps: ClientCaps,
-    /// The upstream server's requests to VS Code that wait for an answer: the key of the
-    /// server's id → the bridge's `b-` id (for a cancellation of the server).
-    asked: Mutex<HashMap<String, String>>,
+    /// L3, O1: the upstream server's requests to VS Code that wait for an answer (the key of
+    /// the server's id → the bridge's `b-` id, for a cancellation of the server), and the URL
+    /// elicitations that it opened.
+    asked: Mutex<Asked>,
     /// VS Code's `logging/setLevel` went upstream (else the level of one that the front
     /// answered before the result goes upstream after `notifications/initialized`, O5).
     level_sent: AtomicBool,
@@ -51,12 +52,12 @@ impl Older {
     pub(crate) fn new(init: &InitializeParams) -> Arc<Older> {
         Arc::new(Older {
             caps: ClientCaps::from_capabilities(&init.capabilities),
-            asked: Mutex::new(HashMap::new()),
+            asked: Mutex::new(Asked::new()),
             level_sent: AtomicBool::new(false),
         })
     }
 
-    fn asked(&self) -> MutexGuard<'_, HashMap<String, String>> {
+    fn asked(&self) -> MutexGuard<'_, Asked> {
         crate::sync::lock(&self.asked)
     }
 
@@ -235,8 +236,24 @@ pub(crate) fn on_notification(
                 shared.log_message(&frame);
             }
         }
-        // List changes, resource updates, the end of a URL elicitation and everything else
-        // pass as they came.
+        // O1: the end of a URL elicitation only for one that the server opened and that is
+        // still open; never for one of the bridge's own (the sign-in prompt).
+        "notifications/elicitation/complete" => {
+            let opened = params
+                .as_ref()
+                .and_then(|p| p.get("elicitationId"))
+                .and_then(Value::as_str)
+                .is_some_and(|id| older.asked().complete(id));
+            if opened {
+                shared.listen_event(&notification(&method, params));
+            } else {
+                log::bridge(
+                    Level::Debug,
+                    "dropped the notification notifications/elicitation/complete of the upstream server: no elicitation of its own with that id is open",
+                );
+            }
+        }
+        // List changes, resource updates and everything else pass as they came.
         _ => shared.listen_event(&notification(&method, params)),
     }
 }

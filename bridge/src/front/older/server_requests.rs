@@ -39,15 +39,22 @@ pub(crate) fn asked(
         older,
         client,
     };
-    if method == "ping" {
-        return ask.vscode(id, method, params, Answer::AsIs);
-    }
-    if !INPUT_METHODS.contains(&method) {
+    if method != "ping" && !INPUT_METHODS.contains(&method) {
         client.send_message(&upstream_response(
             id,
             Err(error_object(Cause::MethodNotFound, None)),
         ));
         return;
+    }
+    // L3: as many of the server's requests wait for VS Code at once as input requests in a
+    // round; one more is refused before VS Code sees it.
+    if let Err(over) = older.asked().room() {
+        log::bridge(Level::Warn, &over.warning(method));
+        client.send_message(&upstream_response(id, Err(over.error_object())));
+        return;
+    }
+    if method == "ping" {
+        return ask.vscode(id, method, params, Answer::AsIs);
     }
     let key = texts::request_id(&id);
     let mut request = Map::new();
@@ -72,6 +79,10 @@ pub(crate) fn asked(
         client.send_message(&upstream_response(id, Ok(json!({"action": "decline"}))));
         return;
     };
+    if let Route::UrlStep { elicitation_id, .. } = &question.route {
+        // O1: only an elicitation that the server opened may be completed by it.
+        older.asked().opened_url(elicitation_id);
+    }
     let params = question.params.clone();
     ask.vscode(id, question.method(), params, Answer::Input(question));
 }
@@ -104,7 +115,8 @@ impl Ask<'_> {
                 pending.id
             ),
         );
-        self.older.asked().insert(key_of(&id), pending.id.clone());
+        // Room was checked before: the router, which alone adds requests, is still here.
+        let _ = self.older.asked().admit(key_of(&id), pending.id.clone());
         let shared = Arc::clone(shared);
         let older = Arc::clone(self.older);
         let client = Arc::clone(self.client);
