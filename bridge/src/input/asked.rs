@@ -95,8 +95,7 @@ impl Asked {
     /// `bridge_id`. Over [`MAX_ASKED_IN_FLIGHT`] nothing is recorded: the caller answers the
     /// server with [`OverLimit::error_object`] and sends nothing to VS Code. A key already in
     /// flight (the server used an id twice) keeps its one place: the new bridge id replaces the
-    /// former one (a caller that withdraws the former request at VS Code reads it first with
-    /// [`Asked::bridge_id`]).
+    /// former one.
     pub fn admit(&mut self, server_id_key: String, bridge_id: String) -> Result<(), OverLimit> {
         if let Some(entry) = self.in_flight.get_mut(&server_id_key) {
             *entry = bridge_id;

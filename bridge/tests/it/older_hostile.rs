@@ -41,7 +41,11 @@ fn l3_o1_a_flood_of_server_requests_and_forged_completions_stop_at_the_bridge() 
     expected.extend(["roots/list"; 15]);
     expected.push("notifications/tools/list_changed");
     assert_eq!(methods, expected, "{frames:?}\nstderr:\n{}", b.stderr());
-    assert_eq!(frames[1]["params"]["elicitationId"], "srv-1", "{}", frames[1]);
+    assert_eq!(
+        frames[1]["params"]["elicitationId"], "srv-1",
+        "{}",
+        frames[1]
+    );
     b.expect_line(|l| {
         l == "mcp-bridge-vscode: bridge: warning: refused the request roots/list of the upstream server: too_many_input_requests: 16 requests of the upstream server wait for the client, limit: 16"
     });
