@@ -305,6 +305,9 @@ stderr_lines! {
         NO_GET_STREAM [Bridge Debug]
             "the upstream server has no GET stream (HTTP status 405)"
             "(URL form, older server) The server sends nothing outside the responses of requests.";
+        ELICITATION_COMPLETE_NOT_OPENED [Bridge Debug]
+            "dropped the notification notifications/elicitation/complete of the upstream server: no elicitation of its own with that id is open"
+            "(older server) O1, L3: the server completed an elicitation that it did not open, or one that is no longer open (such as the bridge's own sign-in prompt); VS Code gets nothing.";
         REQUEST_STREAM_RESUMED [Bridge Debug]
             "the event stream of a request ended before its response: the bridge resumes it with Last-Event-ID"
             "(URL form, older server) The SSE response of a request broke; the bridge asks for the rest of it with the id of its last event.";
