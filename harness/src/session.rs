@@ -410,11 +410,13 @@ impl Session {
 }
 
 /// Whether the upstream is the fixture of revision 2025-11-25 (`--revision 2025-11-25` in its
-/// arguments): its side is checked against the schema of 2025-11-25 (docs/harness.md).
+/// arguments) or a scripted server that says `"older": true`: its side is checked against the
+/// schema of 2025-11-25 (docs/harness.md).
 pub fn older_upstream(upstream: &Upstream) -> bool {
     let args = match upstream {
         Upstream::Fixture(args) => args,
         Upstream::Https(opts) => &opts.args,
+        Upstream::Scripted(scripted) => return scripted.older,
         _ => return false,
     };
     let legacy = crate::schema::LEGACY;

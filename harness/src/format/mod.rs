@@ -82,6 +82,9 @@ pub struct Scripted {
     pub auto: Map<String, Value>,
     /// The relay ignores the end of its stdin and the termination signal, like a stuck server.
     pub stubborn: bool,
+    /// The transcript plays a server of revision 2025-11-25 (with `"discover": "manual"` it
+    /// refuses `server/discover` itself): its side is checked against the schema of 2025-11-25.
+    pub older: bool,
 }
 
 /// The setup line (setup.rs reads it: serde, no other member than these and `note`).
