@@ -189,8 +189,9 @@ pub(crate) fn notify(
     else {
         return;
     };
-    // Its answer is the bridge's and goes nowhere; the call lives until it or its limit.
-    shared.tasks.spawn(async move {
+    // Its answer is the bridge's and goes nowhere; the call lives until it, its limit or the
+    // end of the connection. Not a tracked task: the stop does not wait for it.
+    tokio::spawn(async move {
         let answered = tokio::time::timeout(LIST_TIMEOUT, async {
             while let CallEvent::Progress(_) = call.next().await {}
         })
