@@ -9,7 +9,7 @@
 use crate::support;
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -84,38 +84,13 @@ fn serve(
     };
     let mut reader = BufReader::new(stream);
     loop {
-        let mut line = String::new();
-        match reader.read_line(&mut line) {
-            Ok(0) | Err(_) => return,
-            Ok(_) => {}
-        }
-        let method = line.split(' ').next().unwrap_or_default().to_owned();
-        let mut headers = HashMap::new();
-        loop {
-            line.clear();
-            match reader.read_line(&mut line) {
-                Ok(0) | Err(_) => return,
-                Ok(_) => {}
-            }
-            if line == "\r\n" {
-                break;
-            }
-            if let Some((name, value)) = line.split_once(':') {
-                headers.insert(name.trim().to_ascii_lowercase(), value.trim().to_owned());
-            }
-        }
-        let length = headers
-            .get("content-length")
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0usize);
-        let mut body = vec![0u8; length];
-        if reader.read_exact(&mut body).is_err() {
+        let Some(raw) = support::url_upstreams::read_request(&mut reader) else {
             return;
-        }
+        };
         let request = Seen {
-            method,
-            headers,
-            body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+            method: raw.method,
+            headers: raw.headers,
+            body: raw.body,
             at: Instant::now(),
         };
         seen.lock().expect("seen").push(request.clone());

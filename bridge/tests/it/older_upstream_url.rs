@@ -30,6 +30,18 @@ fn older_fixture() -> HttpsFixture {
     HttpsFixture::start(&["--plain-http", "--revision", "2025-11-25"], &[])
 }
 
+/// The bridge in front of the older fixture with its sign-in, `initialize` signed in.
+fn signed_in(fixture: &HttpsFixture) -> Bridge {
+    let mut b = oauth_bridge(
+        &fixture.url,
+        free_port(),
+        &["--no-browser", "--upstream-revision", "2025-11-25"],
+        &[],
+    );
+    initialize_signing_in(&mut b);
+    b
+}
+
 /// The bridge in front of `url` with `options`, initialized, after
 /// `notifications/initialized`.
 fn started(options: &[&str], url: &str) -> Bridge {
@@ -223,13 +235,7 @@ fn l4_a_5xx_of_the_protected_resource_metadata_fails_the_sign_in_without_the_ori
 fn l4_the_delete_at_the_stop_uses_the_token_held_and_starts_no_refresh() {
     let fixture = oauth_fixture(&["--revision", "2025-11-25"]);
     set_overrides(&fixture, &json!({"expires_in": 30}));
-    let mut b = oauth_bridge(
-        &fixture.url,
-        free_port(),
-        &["--no-browser", "--upstream-revision", "2025-11-25"],
-        &[],
-    );
-    initialize_signing_in(&mut b);
+    let mut b = signed_in(&fixture);
     let refreshed = counters(&fixture)["token_requests"]["refresh_token"].clone();
     assert!(
         refreshed.as_u64().is_some_and(|n| n >= 1),
@@ -254,13 +260,7 @@ fn l4_the_delete_at_the_stop_uses_the_token_held_and_starts_no_refresh() {
 #[test]
 fn l4_a_new_sign_in_makes_a_new_session_and_the_old_session_id_is_not_sent_again() {
     let fixture = oauth_fixture(&["--revision", "2025-11-25"]);
-    let mut b = oauth_bridge(
-        &fixture.url,
-        free_port(),
-        &["--no-browser", "--upstream-revision", "2025-11-25"],
-        &[],
-    );
-    initialize_signing_in(&mut b);
+    let mut b = signed_in(&fixture);
     b.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
     add(&mut b);
     b.send(&call(3, "guarded", json!({})));

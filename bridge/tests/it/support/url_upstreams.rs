@@ -150,6 +150,47 @@ impl RawServer {
     }
 }
 
+/// One HTTP/1.1 request as a raw server reads it: the method, the headers (names in lower
+/// case) and the body as JSON (`null` when it is not).
+pub struct RawRequest {
+    pub method: String,
+    pub headers: std::collections::HashMap<String, String>,
+    pub body: Value,
+}
+
+/// Reads the next request of a connection; `None` when it ends or breaks.
+pub fn read_request(reader: &mut BufReader<TcpStream>) -> Option<RawRequest> {
+    let mut line = String::new();
+    if reader.read_line(&mut line).ok()? == 0 {
+        return None;
+    }
+    let method = line.split(' ').next().unwrap_or_default().to_owned();
+    let mut headers = std::collections::HashMap::new();
+    loop {
+        line.clear();
+        if reader.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        if line == "\r\n" {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':') {
+            headers.insert(name.trim().to_ascii_lowercase(), value.trim().to_owned());
+        }
+    }
+    let length = headers
+        .get("content-length")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0usize);
+    let mut body = vec![0u8; length];
+    reader.read_exact(&mut body).ok()?;
+    Some(RawRequest {
+        method,
+        headers,
+        body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+    })
+}
+
 fn serve(stream: TcpStream, handler: &dyn Fn(&Value) -> Answer, hangs: &AtomicUsize) {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
     let mut writer = match stream.try_clone() {
@@ -158,29 +199,10 @@ fn serve(stream: TcpStream, handler: &dyn Fn(&Value) -> Answer, hangs: &AtomicUs
     };
     let mut reader = BufReader::new(stream);
     loop {
-        let mut length = 0usize;
-        let mut line = String::new();
-        // The request line and the headers.
-        loop {
-            line.clear();
-            match reader.read_line(&mut line) {
-                Ok(0) | Err(_) => return,
-                Ok(_) => {}
-            }
-            if line == "\r\n" {
-                break;
-            }
-            if let Some((name, value)) = line.split_once(':')
-                && name.eq_ignore_ascii_case("content-length")
-            {
-                length = value.trim().parse().unwrap_or(0);
-            }
-        }
-        let mut body = vec![0u8; length];
-        if reader.read_exact(&mut body).is_err() {
+        let Some(raw) = read_request(&mut reader) else {
             return;
-        }
-        let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        };
+        let request = raw.body;
         match handler(&request) {
             Answer::Bytes(bytes) => {
                 if writer.write_all(&bytes).is_err() {
