@@ -19,10 +19,11 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The text of `--help`, also written after an argument error.
 pub const USAGE: &str = "\
 usage: bridge-fixture-server [--many-tools N] [--close-stdout] [--conformance]
+                             [--discover-error E]
        bridge-fixture-server --embedded[=refuse] [--many-tools N]
        bridge-fixture-server --listen <ip>:<port> [--plain-http] [--untrusted]
                              [--bearer-env VAR] [--listen-status CODE:COUNT] [--always-sse]
-                             [--many-tools N] [--conformance]
+                             [--many-tools N] [--conformance] [--discover-error E]
                              [--oauth [--deny] [--no-registration] [--cimd] [--no-cimd]
                                       [--token-lifetime S] [--no-refresh-tokens]
                                       [--step-up-scope-only] [--register-auth-method M]
@@ -50,6 +51,9 @@ options:
   --listen-status C:N    with --listen: answer the first N subscriptions/listen requests with
                          the HTTP status C (200 to 599)
   --always-sse           with --listen: answer every request with an SSE stream
+  --discover-error E     refuse server/discover with E: -32020, -32021,
+                         -32022:<revision>[,<revision>...] (its data.supported) or, with
+                         --listen, html (a page); with --listen as the HTTP status 400
   --oauth                with --listen: /mcp needs an OAuth access token, and the fixture is
                          its own authorization server (see fixture-server/README.md)
   --deny                 with --oauth: the test user denies every authorization request
@@ -127,6 +131,9 @@ pub struct Options {
     /// Every response of the HTTP mode as an SSE stream.
     #[arg(long)]
     pub always_sse: bool,
+    /// The refusal of every `server/discover` (L1, L4 of the bridge).
+    #[arg(long, value_name = "E", value_parser = crate::discover_refusal::parse, conflicts_with = "embedded")]
+    pub discover_error: Option<crate::discover_refusal::DiscoverError>,
     /// The fake authorization server: `/mcp` needs an access token.
     #[arg(long, conflicts_with = "bearer_env")]
     pub oauth: bool,
@@ -318,7 +325,14 @@ fn needs(options: &Options) -> Result<(), String> {
         _ => Ok(()),
     };
     first(&needs_listen, options.listen.is_some(), "--listen")?;
-    first(&needs_oauth, options.oauth, "--oauth")
+    first(&needs_oauth, options.oauth, "--oauth")?;
+    // A page is an answer of HTTP alone: stdio carries JSON-RPC frames only.
+    if options.discover_error == Some(crate::discover_refusal::DiscoverError::Html)
+        && options.listen.is_none()
+    {
+        return Err("the option --discover-error html needs --listen".into());
+    }
+    Ok(())
 }
 
 /// `--embedded` (an empty value) or `--embedded=refuse`.

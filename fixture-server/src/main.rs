@@ -10,6 +10,7 @@ mod call;
 mod cli;
 mod conformance;
 mod crypto;
+mod discover_refusal;
 mod envelope;
 mod http;
 mod json;

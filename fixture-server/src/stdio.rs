@@ -13,6 +13,7 @@ use rmcp::service::{QuitReason, RxJsonRpcMessage, ServerInitializeError, TxJsonR
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
+use serde_json::Value;
 use tokio::io::{Stdin, Stdout};
 
 use crate::cli::Options;
@@ -31,7 +32,15 @@ pub async fn serve(options: Options, revision: Revision) -> Result<(), String> {
     }
     let state = Arc::new(State::new(options));
     let lifecycle = state.lifecycle.clone();
-    let transport = Stdio::new(lifecycle.clone(), revision == Revision::Older);
+    // The older revision does not know `server/discover` (-32601); --discover-error refuses it.
+    let refusal = match &state.options.discover_error {
+        Some(refusal) => refusal.error(),
+        None if revision == Revision::Older => {
+            serde_json::to_value(McpError::method_not_found::<DiscoverRequestMethod>()).ok()
+        }
+        None => None,
+    };
+    let transport = Stdio::new(lifecycle.clone(), refusal);
     match revision {
         Revision::Modern => run(Fixture::new(state), transport, &lifecycle).await,
         Revision::Older => run(Fixture::older(state), transport, &lifecycle).await,
@@ -103,12 +112,13 @@ struct Stdio {
     end_deadline: Option<Instant>,
     /// Whether a request other than `server/discover` or `ping` came: rmcp's session runs.
     started: bool,
-    /// The older revision: `server/discover` is a method that the server does not know.
-    refuse_discover: bool,
+    /// The error that answers `server/discover`, if the server refuses it: the older revision
+    /// does not know the method, and `--discover-error` refuses it as it says.
+    refuse_discover: Option<Value>,
 }
 
 impl Stdio {
-    fn new(lifecycle: Lifecycle, refuse_discover: bool) -> Self {
+    fn new(lifecycle: Lifecycle, refuse_discover: Option<Value>) -> Self {
         Self {
             inner: AsyncRwTransport::new_server(tokio::io::stdin(), tokio::io::stdout())
                 .with_max_line_length(MAX_LINE_BYTES),
@@ -173,12 +183,17 @@ impl Transport<RoleServer> for Stdio {
         while let Some(message) = self.inner.receive().await {
             match &message {
                 // rmcp would answer -32022 (unsupported version) before any handler sees it;
-                // a server of 2025-11-25 answers -32601, the answer of the bridge's detection.
+                // a server of 2025-11-25 answers -32601, the answer of the bridge's detection,
+                // and --discover-error its own error.
                 JsonRpcMessage::Request(request)
-                    if self.refuse_discover
+                    if self.refuse_discover.is_some()
                         && matches!(request.request, ClientRequest::DiscoverRequest(_)) =>
                 {
-                    let error = McpError::method_not_found::<DiscoverRequestMethod>();
+                    let error = self
+                        .refuse_discover
+                        .clone()
+                        .and_then(|e| serde_json::from_value::<McpError>(e).ok())
+                        .unwrap_or_else(McpError::method_not_found::<DiscoverRequestMethod>);
                     let answer = ServerJsonRpcMessage::error(error, Some(request.id.clone()));
                     if let Err(error) = self.inner.send(answer).await {
                         log::warning("stdio", &format!("cannot answer server/discover: {error}"));

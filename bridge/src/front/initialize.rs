@@ -19,7 +19,7 @@ use crate::listen::replay::Declared;
 use crate::log::{self, Level, Scope};
 use crate::translate::icons::keep_data_icons;
 use crate::translate::initialize::{InitializeParams, initialize_result, upstream_capabilities};
-use crate::translate::older::{discover_says_older, status_says_older};
+use crate::translate::older::{Refusal, named_revisions, refusal};
 use crate::translate::shape::{ResultKind, result_kind};
 use crate::upstream::client::{RequestOptions, UpstreamClient};
 use crate::upstream::connect::{ConnectOptions, connect};
@@ -104,72 +104,87 @@ pub(crate) async fn run_initialize(
     {
         outcome = exchange(&shared, &slot, discover(2)).await;
     }
-    if revision == UpstreamRevision::Auto
-        && let Some(answer) = older_answer(&outcome)
-    {
-        log::bridge(
-            Level::Info,
-            &format!(
-                "the upstream server answered server/discover with {answer}: it is a server of an older revision"
-            ),
-        );
-        return older_initialize(shared, slot, generation, init, client).await;
-    }
-    let failure = match outcome {
-        Exchange::Cancelled => {
-            // VS Code canceled initialize, or stdin ended (then the stop sequence owns the
-            // upstream).
-            if shared.revert(generation) {
-                shared.retire(client);
-            }
-            return;
-        }
-        Exchange::TimedOut => (None, format!("no response in {}", format_limit(timeout))),
-        Exchange::Done(Err(UpstreamError::Rpc(e) | UpstreamError::Refused { error: e, .. })) => {
-            let detail = format!(
-                "the upstream server answered with the error {}",
-                e.get("code").unwrap_or(&Value::Null)
-            );
-            (Some(e), detail)
-        }
-        Exchange::Done(Err(UpstreamError::SignIn(e))) => {
+    let failure = match refused(&outcome) {
+        Some((Refusal::Older, answer)) if revision == UpstreamRevision::Auto => {
             log::bridge(
-                Level::Warn,
-                &format!("server/discover failed: the sign-in failed ({e})"),
+                Level::Info,
+                &format!(
+                    "the upstream server answered server/discover with {answer}: it is a server of an older revision"
+                ),
             );
-            if shared.revert(generation) {
-                shared.retire(client);
-            }
-            shared.respond(&slot, Err(sign_in_error(&e)));
-            return;
+            return older_initialize(shared, slot, generation, init, client).await;
         }
-        Exchange::Done(Err(UpstreamError::HttpStatus(status))) => (
+        Some((Refusal::NoneSpoken(supported), _)) => Some((
             None,
-            format!("the upstream server sent no JSON-RPC response (HTTP status {status})"),
-        ),
-        Exchange::Done(Err(UpstreamError::Closed)) => {
-            // The command stopped before its discover result: the Output channel gets its
-            // exit status first (the line of mcp_stdio of docs/stderr.md); the next initialize can
-            // start it again.
-            exit_line(&client, shared.opts.shutdown_grace).await;
-            (None, UpstreamError::Closed.to_string())
-        }
-        Exchange::Done(Err(e)) => (None, e.to_string()),
-        Exchange::Done(Ok(raw)) if result_kind(&raw) == ResultKind::Complete && raw.is_object() => {
-            let mut result = initialize_result(&raw, &shared.opts.fallback);
-            if shared.opts.upstream.is_remote() {
-                keep_data_icons("initialize", &mut result);
+            format!(
+                "the upstream server supports none of the revisions of the bridge; it names {}",
+                named_revisions(&supported)
+            ),
+        )),
+        _ => None,
+    };
+    let failure = match (failure, outcome) {
+        (Some(failure), _) => failure,
+        (None, outcome) => match outcome {
+            Exchange::Cancelled => {
+                // VS Code canceled initialize, or stdin ended (then the stop sequence owns the
+                // upstream).
+                if shared.revert(generation) {
+                    shared.retire(client);
+                }
+                return;
             }
-            shared
-                .listener
-                .declare(Declared::from_initialize_result(&result));
-            if shared.ready(generation, &client) {
-                log::bridge(Level::Info, "the upstream server is ready");
-                shared.respond(&slot, Ok(result));
+            Exchange::TimedOut => (None, format!("no response in {}", format_limit(timeout))),
+            Exchange::Done(Err(
+                UpstreamError::Rpc(e) | UpstreamError::Refused { error: e, .. },
+            )) => {
+                let detail = format!(
+                    "the upstream server answered with the error {}",
+                    e.get("code").unwrap_or(&Value::Null)
+                );
+                (Some(e), detail)
             }
-            return;
-        }
-        Exchange::Done(Ok(_)) => (None, "the result is not valid".to_owned()),
+            Exchange::Done(Err(UpstreamError::SignIn(e))) => {
+                log::bridge(
+                    Level::Warn,
+                    &format!("server/discover failed: the sign-in failed ({e})"),
+                );
+                if shared.revert(generation) {
+                    shared.retire(client);
+                }
+                shared.respond(&slot, Err(sign_in_error(&e)));
+                return;
+            }
+            Exchange::Done(Err(UpstreamError::HttpStatus(status))) => (
+                None,
+                format!("the upstream server sent no JSON-RPC response (HTTP status {status})"),
+            ),
+            Exchange::Done(Err(UpstreamError::Closed)) => {
+                // The command stopped before its discover result: the Output channel gets its
+                // exit status first (the line of mcp_stdio of docs/stderr.md); the next initialize can
+                // start it again.
+                exit_line(&client, shared.opts.shutdown_grace).await;
+                (None, UpstreamError::Closed.to_string())
+            }
+            Exchange::Done(Err(e)) => (None, e.to_string()),
+            Exchange::Done(Ok(raw))
+                if result_kind(&raw) == ResultKind::Complete && raw.is_object() =>
+            {
+                let mut result = initialize_result(&raw, &shared.opts.fallback);
+                if shared.opts.upstream.is_remote() {
+                    keep_data_icons("initialize", &mut result);
+                }
+                shared
+                    .listener
+                    .declare(Declared::from_initialize_result(&result));
+                if shared.ready(generation, &client) {
+                    log::bridge(Level::Info, "the upstream server is ready");
+                    shared.respond(&slot, Ok(result));
+                }
+                return;
+            }
+            Exchange::Done(Ok(_)) => (None, "the result is not valid".to_owned()),
+        },
     };
     let (upstream_error, detail) = failure;
     log::bridge(Level::Warn, &format!("server/discover failed: {detail}"));
@@ -235,10 +250,10 @@ async fn exit_line(client: &UpstreamClient, bound: std::time::Duration) {
     }
 }
 
-/// L1, L4: the definite answer of an older server to `server/discover`, as the log line names
-/// it: an error of [`discover_says_older`], or a 400, 404 or 405 to its POST (whatever the
-/// body of that status). A time-out or any other failure is no answer.
-fn older_answer(outcome: &Exchange) -> Option<String> {
+/// L1, L4: what a refused `server/discover` says of the server ([`refusal`]), and the answer
+/// as the log line names it: `the error <code>` or `the HTTP status <status>`. A time-out or
+/// any other failure is no answer.
+fn refused(outcome: &Exchange) -> Option<(Refusal, String)> {
     let Exchange::Done(Err(error)) = outcome else {
         return None;
     };
@@ -246,13 +261,19 @@ fn older_answer(outcome: &Exchange) -> Option<String> {
         UpstreamError::HttpStatus(status) | UpstreamError::Refused { status, .. } => Some(*status),
         _ => None,
     };
-    if let Some(status) = status.filter(|s| status_says_older(*s)) {
-        return Some(format!("the HTTP status {status}"));
-    }
-    error
-        .rpc()
-        .filter(|e| discover_says_older(e))
-        .map(|e| format!("the error {}", e.get("code").unwrap_or(&Value::Null)))
+    let rpc = error.rpc();
+    let found = refusal(status, rpc)?;
+    // At a URL the status tells an older server, unless the error is a -32022 that names an
+    // older revision.
+    let code = rpc.and_then(|e| e.get("code"));
+    let answer = match (status, code) {
+        (Some(status), code) if code.is_none_or(|c| c != -32022) => {
+            format!("the HTTP status {status}")
+        }
+        (_, Some(code)) => format!("the error {code}"),
+        (_, None) => "an error".to_owned(),
+    };
+    Some((found, answer))
 }
 
 /// An `UnsupportedProtocolVersionError` (-32022) whose `data.supported` lists the revision of

@@ -101,7 +101,7 @@ stderr_lines! {
             "The upstream server answered `server/discover`, and VS Code gets the `initialize` result.";
         UPSTREAM_SERVER_ANSWERED_SERVER_DISCOVER [Bridge Info]
             "the upstream server answered server/discover with <answer>: it is a server of an older revision"
-            "(`--upstream-revision auto`) `<answer>` is `the error <code>` (-32601, -32602 or -32600) or, at a URL, `the HTTP status <status>` (400, 404 or 405); the bridge sends VS Code's `initialize` upstream ([older-servers.md](older-servers.md)).";
+            "(`--upstream-revision auto`) `<answer>` is `the error <code>` (-32601, -32602 or -32600, or -32022 naming an older revision) or, at a URL, `the HTTP status <status>` (400, 404 or 405 without an error of 2026-07-28 in its body: the decision table of L4 in [rules.md](rules.md#l4)); the bridge sends VS Code's `initialize` upstream ([older-servers.md](older-servers.md)).";
         UPSTREAM_SERVER_ENDED_SESSION_HTTP [Bridge Warn]
             "the upstream server ended the session (HTTP status 404): the bridge initializes a new one"
             "(URL form, older server) L4: the session expired; the request goes once more on a new one ([older-servers.md](older-servers.md)).";
@@ -149,7 +149,7 @@ stderr_lines! {
             "The bridge cannot start `<command>`; VS Code gets -32603 (`spawn_failed`) for `initialize`. Examine the path of the command in `args`.";
         SERVER_DISCOVER_FAILED [Bridge Warn]
             "server/discover failed: <error>"
-            "The upstream server did not answer `server/discover` in `--discover-timeout` (`no response in <n> s`), answered with an error (`the upstream server answered with the error <code>`), closed its output, or sent a result that is not valid. VS Code gets an error for `initialize` (`discover_failed`), and it can send `initialize` again.";
+            "The upstream server did not answer `server/discover` in `--discover-timeout` (`no response in <n> s`), answered with an error (`the upstream server answered with the error <code>`; a -32022 that names no revision of the bridge: `the upstream server supports none of the revisions of the bridge; it names <revisions>`, each a JSON string, at most 8), closed its output, or sent a result that is not valid. VS Code gets an error for `initialize` (`discover_failed`), and it can send `initialize` again.";
         CANNOT_MAKE_HTTP_CLIENT_UPSTREAM [Bridge Warn]
             "cannot make the HTTP client for the upstream server: <error>"
             "(URL form) A proxy variable or the TLS setup is not valid; VS Code gets -32603 (`not_connected`) for `initialize`.";

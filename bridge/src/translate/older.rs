@@ -36,6 +36,82 @@ pub fn status_says_older(status: u16) -> bool {
     DEFINITE_STATUSES.contains(&status)
 }
 
+/// L1, L4: the codes of the errors of 2026-07-28 that only a server of that revision (or a
+/// later one) sends: `HeaderMismatch` and `MissingRequiredClientCapability`. Such a refusal
+/// of `server/discover` is the server's answer, not a sign of an older server.
+const MODERN_CODES: [i64; 2] = [-32020, -32021];
+
+/// L1, L4: `UnsupportedProtocolVersionError`, whose `data.supported` names the revisions of
+/// the server.
+const UNSUPPORTED_VERSION: i64 = -32022;
+
+/// L1, L4: what a refused `server/discover` says of the server (the decision table of L4 in
+/// docs/rules.md).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// A server of an older revision: VS Code's `initialize` goes upstream.
+    Older,
+    /// A server of 2026-07-28 or later that refused the request: its error reaches VS Code.
+    Modern,
+    /// -32022 that names no revision the bridge speaks: the revisions it names, as sent.
+    NoneSpoken(Vec<String>),
+}
+
+/// L1, L4: reads a refused `server/discover`: its HTTP status at a URL (`None` on stdio) and
+/// its JSON-RPC error, if the answer had one. `None`: no answer about the revision (a time-out,
+/// a 5xx), which is a failure of `initialize`.
+pub fn refusal(status: Option<u16>, error: Option<&Value>) -> Option<Refusal> {
+    let code = error.and_then(|e| e.get("code")).and_then(Value::as_i64);
+    match code {
+        Some(code) if MODERN_CODES.contains(&code) => return Some(Refusal::Modern),
+        Some(UNSUPPORTED_VERSION) => return error.map(supported_says),
+        _ => {}
+    }
+    let older = status.is_some_and(status_says_older) || error.is_some_and(discover_says_older);
+    older.then_some(Refusal::Older)
+}
+
+/// -32022: the bridge's own revision (tried again before this is asked) means a server of
+/// 2026-07-28, an older revision that the bridge relays an older server, none a failure that
+/// names them.
+fn supported_says(error: &Value) -> Refusal {
+    let supported: Vec<&str> = error
+        .pointer("/data/supported")
+        .and_then(Value::as_array)
+        .map(|list| list.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if supported.contains(&crate::upstream::envelope::PROTOCOL_VERSION) {
+        Refusal::Modern
+    } else if supported.iter().any(|r| OLDER_REVISIONS.contains(r)) {
+        Refusal::Older
+    } else {
+        Refusal::NoneSpoken(supported.into_iter().map(str::to_owned).collect())
+    }
+}
+
+/// How many revisions of a -32022 the error names, and how many characters of each: a
+/// hostile server's list stays one short line.
+const NAMED_REVISIONS: usize = 8;
+const REVISION_CHARS: usize = 32;
+
+/// L1, L4: the revisions of a -32022 as the error and the log line name them: each a JSON
+/// string (quotes and control characters escaped), at most [`NAMED_REVISIONS`] of at most
+/// [`REVISION_CHARS`] characters each.
+pub fn named_revisions(supported: &[String]) -> String {
+    if supported.is_empty() {
+        return "none".to_owned();
+    }
+    let mut names: Vec<String> = supported
+        .iter()
+        .take(NAMED_REVISIONS)
+        .map(|r| Value::from(r.chars().take(REVISION_CHARS).collect::<String>()).to_string())
+        .collect();
+    if supported.len() > NAMED_REVISIONS {
+        names.push(format!("and {} more", supported.len() - NAMED_REVISIONS));
+    }
+    names.join(", ")
+}
+
 /// L1: the revision named by an `initialize` result of an older server, when it is one that
 /// the bridge relays.
 pub fn accepted_revision(result: &Value) -> Option<&str> {
@@ -98,6 +174,60 @@ mod tests {
         for status in [401, 403, 406, 408, 500, 502, 503, 200] {
             assert!(!status_says_older(status), "{status}");
         }
+    }
+
+    #[test]
+    fn l4_a_400_with_a_modern_error_is_a_modern_server_and_other_bodies_are_older() {
+        let error = |code: i64| json!({"code": code, "message": "m"});
+        for code in [-32020, -32021] {
+            assert_eq!(
+                refusal(Some(400), Some(&error(code))),
+                Some(Refusal::Modern)
+            );
+            assert_eq!(refusal(None, Some(&error(code))), Some(Refusal::Modern));
+        }
+        assert_eq!(refusal(Some(400), None), Some(Refusal::Older));
+        assert_eq!(
+            refusal(Some(400), Some(&error(-32000))),
+            Some(Refusal::Older)
+        );
+        assert_eq!(refusal(None, Some(&error(-32601))), Some(Refusal::Older));
+        assert_eq!(refusal(Some(503), None), None);
+        assert_eq!(refusal(None, Some(&error(-32603))), None);
+    }
+
+    #[test]
+    fn l4_a_32022_follows_its_supported_revisions() {
+        let unsupported =
+            |list: Value| json!({"code": -32022, "message": "m", "data": {"supported": list}});
+        let older = unsupported(json!(["2025-06-18", "1999-01-01"]));
+        assert_eq!(refusal(Some(400), Some(&older)), Some(Refusal::Older));
+        assert_eq!(refusal(None, Some(&older)), Some(Refusal::Older));
+        let ours = unsupported(json!(["2026-07-28"]));
+        assert_eq!(refusal(Some(400), Some(&ours)), Some(Refusal::Modern));
+        let none = unsupported(json!(["2027-01-01", 5]));
+        assert_eq!(
+            refusal(Some(400), Some(&none)),
+            Some(Refusal::NoneSpoken(vec!["2027-01-01".into()]))
+        );
+        let without = json!({"code": -32022, "message": "m"});
+        assert_eq!(
+            refusal(None, Some(&without)),
+            Some(Refusal::NoneSpoken(vec![]))
+        );
+    }
+
+    #[test]
+    fn l4_the_named_revisions_are_escaped_and_capped() {
+        assert_eq!(named_revisions(&[]), "none");
+        assert_eq!(
+            named_revisions(&["a\"\u{7}b".into(), "2027-01-01".into()]),
+            r#""a\"\u0007b", "2027-01-01""#
+        );
+        let many: Vec<String> = (0..10).map(|i| format!("r{i}")).collect();
+        assert!(named_revisions(&many).ends_with(", and 2 more"));
+        let long = vec!["x".repeat(100)];
+        assert_eq!(named_revisions(&long).len(), REVISION_CHARS + 2);
     }
 
     #[test]

@@ -11,6 +11,7 @@ mod support;
 mod chromium_sign_in;
 mod cli;
 mod cli_url_form;
+mod discover_refusals;
 mod embed;
 mod fault_contract;
 mod fault_matrix;

@@ -14,6 +14,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures_util::{Stream, StreamExt};
 
+use crate::discover_refusal::DiscoverError;
 use crate::log;
 
 /// The largest request body: the default `--max-response-bytes` of the bridge (64 MiB).
@@ -31,6 +32,8 @@ pub struct Gate {
     pub listen_status: Option<(StatusCode, AtomicU32)>,
     /// `--revision 2025-11-25`: sessions, thus also GET and DELETE (`super::older`).
     pub older: bool,
+    /// `--discover-error`: the 400 of every `server/discover`.
+    pub discover_error: Option<DiscoverError>,
 }
 
 /// The middleware of `/mcp`: 405, 401, the statuses of `--listen-status`, then rmcp.
@@ -63,6 +66,15 @@ pub async fn check(State(gate): State<Arc<Gate>>, request: Request, next: Next) 
         )
             .into_response();
     }
+    let request = match &gate.discover_error {
+        Some(refusal) if request.method() == Method::POST => {
+            match refuse_discover(request, refusal).await {
+                Ok(request) => request,
+                Err(response) => return response,
+            }
+        }
+        _ => request,
+    };
     let request = match &gate.listen_status {
         Some((status, left)) => match refuse_listen(request, *status, left).await {
             Ok(request) => request,
@@ -114,6 +126,23 @@ fn authorized(headers: &HeaderMap, token: &str) -> bool {
         .filter_map(|value: &HeaderValue| value.to_str().ok())
         .filter_map(|value| value.split_once(' '))
         .any(|(scheme, value)| scheme.eq_ignore_ascii_case("bearer") && value == token)
+}
+
+/// Answers a `server/discover` request with the 400 of `--discover-error`.
+async fn refuse_discover(request: Request, refusal: &DiscoverError) -> Result<Request, Response> {
+    let (parts, body) = request.into_parts();
+    let bytes: Bytes = axum::body::to_bytes(body, MAX_BODY_BYTES)
+        .await
+        .map_err(|_| (StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large").into_response())?;
+    let frame = serde_json::from_slice::<serde_json::Value>(&bytes).unwrap_or_default();
+    if frame["method"] == "server/discover" {
+        log::info(
+            "http",
+            "refused server/discover with the HTTP status 400 (--discover-error)",
+        );
+        return Err(refusal.response(frame["id"].clone()));
+    }
+    Ok(Request::from_parts(parts, Body::from(bytes)))
 }
 
 /// Answers a `subscriptions/listen` request with `status` while `left` is above 0.

@@ -197,6 +197,7 @@ fn router(
                 .map(|status| (status, AtomicU32::new(count)))
         }),
         older,
+        discover_error: options.discover_error.clone(),
     });
     let auth = if options.oauth {
         let config = oauth::Config::of(options, tls::CA_CRT);
