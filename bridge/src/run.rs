@@ -123,6 +123,7 @@ fn run(args: &[OsString]) -> Result<u8, Failure> {
             version: VERSION.to_owned(),
         },
         discover_timeout: options.discover_timeout,
+        answer_initialize_after: options.answer_initialize_after,
         upstream_revision: options.upstream_revision,
         max_line_bytes: options.max_line_bytes,
         max_in_flight: front::inflight::MAX_IN_FLIGHT,

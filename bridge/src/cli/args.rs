@@ -17,8 +17,8 @@ use url::Url;
 use super::headers::{self, HeaderSpec};
 use super::sign_in::{self, TokenStore};
 use super::{
-    ArgError, Command, MAX_DISCOVER_TIMEOUT_S, MAX_MAX_LINE_BYTES, OPTIONS, SIGN_IN_OPTIONS,
-    URL_OPTIONS, UpstreamRevision,
+    AnswerAfter, ArgError, Command, MAX_DISCOVER_TIMEOUT_S, MAX_MAX_LINE_BYTES, OPTIONS,
+    SIGN_IN_OPTIONS, URL_OPTIONS, UpstreamRevision,
 };
 use crate::log::Level;
 
@@ -83,6 +83,21 @@ fn discover_timeout(option: &'static str, text: &str) -> Result<Duration, ArgErr
         ))
 }
 
+/// `--answer-initialize-after`: whole seconds, or `off`.
+fn answer_after(option: &'static str, text: &str) -> Result<AnswerAfter, ArgError> {
+    if text == "off" {
+        return Ok(AnswerAfter(None));
+    }
+    text.parse::<u64>()
+        .ok()
+        .filter(|s| (1..=MAX_DISCOVER_TIMEOUT_S).contains(s))
+        .map(|s| AnswerAfter(Some(Duration::from_secs(s))))
+        .ok_or(ArgError::InvalidValue(
+            option,
+            "use whole seconds from 1 to 86400, or off",
+        ))
+}
+
 fn upstream_revision(option: &'static str, text: &str) -> Result<UpstreamRevision, ArgError> {
     UpstreamRevision::parse(text).ok_or(ArgError::InvalidValue(
         option,
@@ -129,6 +144,8 @@ pub(super) struct Raw {
     pub log_level: Option<Level>,
     #[arg(long, allow_hyphen_values = true, value_parser = utf8("--discover-timeout", discover_timeout))]
     pub discover_timeout: Option<Duration>,
+    #[arg(long, allow_hyphen_values = true, value_parser = utf8("--answer-initialize-after", answer_after))]
+    pub answer_initialize_after: Option<AnswerAfter>,
     #[arg(long, allow_hyphen_values = true, value_parser = utf8("--upstream-revision", upstream_revision))]
     pub upstream_revision: Option<UpstreamRevision>,
     #[arg(long, allow_hyphen_values = true, value_parser = utf8("--max-line-bytes", bytes))]

@@ -37,6 +37,9 @@ pub const DEFAULT_MAX_LINE_BYTES: usize = 64 << 20;
 pub const MAX_MAX_LINE_BYTES: usize = 1 << 30;
 /// The default of `--max-response-bytes`: 64 MiB.
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 64 << 20;
+/// The default of `--answer-initialize-after`: well inside the 60 s that the Copilot harness
+/// gives `initialize` (and the bridge's own default `--discover-timeout`).
+pub const DEFAULT_ANSWER_AFTER: Duration = Duration::from_secs(40);
 /// The largest `--discover-timeout`: one day.
 pub const MAX_DISCOVER_TIMEOUT_S: u64 = 86_400;
 
@@ -65,11 +68,12 @@ pub const URL_OPTIONS: [&str; 13] = join(
 );
 
 /// Every option of the forms that serve VS Code.
-pub const OPTIONS: [&str; 20] = join(
+pub const OPTIONS: [&str; 21] = join(
     [
         "--name",
         "--log-level",
         "--discover-timeout",
+        "--answer-initialize-after",
         "--upstream-revision",
         "--max-line-bytes",
         "--help",
@@ -104,11 +108,18 @@ pub struct Options {
     pub name: Option<String>,
     pub log_level: Level,
     pub discover_timeout: Duration,
+    /// `--answer-initialize-after`: when the bridge answers `initialize` itself while the
+    /// upstream server still starts; `None` with `off` (docs/rules.md, S1).
+    pub answer_initialize_after: Option<Duration>,
     /// `--upstream-revision`: which revision the upstream server speaks (docs/options.md).
     pub upstream_revision: UpstreamRevision,
     pub max_line_bytes: usize,
     pub target: Target,
 }
+
+/// The value of `--answer-initialize-after`: a time, or `None` for `off`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AnswerAfter(pub Option<Duration>);
 
 /// `--upstream-revision`: `auto` asks `server/discover` first and serves an older server
 /// when it answers with a definite error (docs/older-servers.md); the other two force one.
@@ -263,6 +274,9 @@ pub fn parse(arguments: &[OsString]) -> Result<Command, ArgError> {
             name: raw.name,
             log_level: raw.log_level.unwrap_or(Level::Info),
             discover_timeout: raw.discover_timeout.unwrap_or(DEFAULT_DISCOVER_TIMEOUT),
+            answer_initialize_after: raw
+                .answer_initialize_after
+                .map_or(Some(DEFAULT_ANSWER_AFTER), |a| a.0),
             upstream_revision: raw.upstream_revision.unwrap_or_default(),
             max_line_bytes: raw.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES),
             target: Target::Command {
@@ -315,6 +329,9 @@ pub fn parse(arguments: &[OsString]) -> Result<Command, ArgError> {
         name: raw.name.or_else(|| Some(url_rule::host_name(&url))),
         log_level: raw.log_level.unwrap_or(Level::Info),
         discover_timeout: raw.discover_timeout.unwrap_or(DEFAULT_DISCOVER_TIMEOUT),
+        answer_initialize_after: raw
+            .answer_initialize_after
+            .map_or(Some(DEFAULT_ANSWER_AFTER), |a| a.0),
         upstream_revision: raw.upstream_revision.unwrap_or_default(),
         max_line_bytes: raw.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES),
         target: Target::Url(UrlTarget {

@@ -21,6 +21,10 @@ Options:
                            Default: info.
   --discover-timeout <s>   The time in seconds for the answer to server/discover, 1 to 86400.
                            Default: 60.
+  --answer-initialize-after <s>  When the upstream server has not answered server/discover
+                           after this many seconds (1 to 86400), the bridge answers initialize
+                           itself and the server's lists follow with a list change; off
+                           waits for the server. Default: 40.
   --upstream-revision <r>  The revision of the upstream server: auto, 2026-07-28 or
                            2025-11-25 (also for older ones). Default: auto.
   --max-line-bytes <n>     The maximum length of one message in bytes, 1 to 1073741824.

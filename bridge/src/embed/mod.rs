@@ -198,6 +198,8 @@ where
                     version: options.version.unwrap_or_else(|| crate::VERSION.to_owned()),
                 },
                 discover_timeout: options.discover_timeout,
+                // S1 is for a server that starts as a process of its own; this one runs here.
+                answer_initialize_after: None,
                 // The embedded server speaks revision 2026-07-28 (docs/architecture.md, M5).
                 upstream_revision: crate::cli::UpstreamRevision::Modern,
                 max_line_bytes: options.max_line_bytes,

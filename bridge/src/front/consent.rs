@@ -36,10 +36,15 @@ impl Consent for FrontConsent {
         if !shared.initialized.load(Ordering::Acquire) {
             return Route::Browser;
         }
+        // S1: after the bridge's early answer, VS Code is initialized while the start (and
+        // this sign-in) goes on.
         let url = match &*shared.state() {
-            State::Ready { upstream, .. } => {
-                ClientCaps::from_capabilities(upstream.capabilities()).url
-            }
+            State::Ready { upstream, .. }
+            | State::Initializing {
+                upstream: Some(upstream),
+                answered: true,
+                ..
+            } => ClientCaps::from_capabilities(upstream.capabilities()).url,
             _ => false,
         };
         if url { Route::Elicit } else { Route::NoConsent }

@@ -10,7 +10,7 @@ use tracing::Instrument;
 
 use super::inflight::{REASON_CLIENT_CANCELED, Refused, Slot};
 use super::{Shared, State};
-use super::{initialize, listener, older, request};
+use super::{early, initialize, listener, older, request};
 use crate::errors::{Cause, error_object};
 use crate::input::answers::ClientAnswer;
 use crate::listen::filter::SUBSCRIPTION_ID_KEY;
@@ -90,7 +90,7 @@ pub(super) fn on_parsed(shared: &Arc<Shared>, parsed: Parsed) {
     }
 }
 
-fn on_request(shared: &Arc<Shared>, id: Value, method: String, params: Option<Value>) {
+pub(super) fn on_request(shared: &Arc<Shared>, id: Value, method: String, params: Option<Value>) {
     let class = classify(&method);
     // L2: an older server answers its own ping, level, subscriptions and every method that
     // the bridge does not know; the front answers only initialize and server/discover.
@@ -141,6 +141,15 @@ fn on_request(shared: &Arc<Shared>, id: Value, method: String, params: Option<Va
     let upstream = {
         let state = shared.state();
         match &*state {
+            State::Initializing { answered: true, .. } => {
+                drop(state);
+                return early::before_ready(shared, id, method, params);
+            }
+            State::Failed { error } => {
+                let error = error.clone();
+                drop(state);
+                return shared.reply(id, Err(error));
+            }
             State::AwaitingInit | State::Initializing { .. } => {
                 // C1: a client of both revisions gets -32601, so that it uses initialize.
                 let cause = if has_modern_meta(params.as_ref()) {
@@ -235,7 +244,7 @@ fn on_subscription(shared: &Arc<Shared>, id: Value, method: &str, params: Option
     }
 }
 
-fn admit(shared: &Shared, id: &Value, method: &str) -> Option<Slot> {
+pub(super) fn admit(shared: &Shared, id: &Value, method: &str) -> Option<Slot> {
     match shared.inflight.admit(id, method) {
         Ok(slot) => Some(slot),
         Err(Refused::Full) => {
@@ -275,10 +284,11 @@ fn on_initialize(shared: &Arc<Shared>, id: Value, params: Option<Value>) {
                     generation,
                     upstream: None,
                     id: id.clone(),
+                    answered: false,
                 };
                 (generation, init)
             }
-            State::Initializing { .. } | State::Ready { .. } => {
+            State::Initializing { .. } | State::Ready { .. } | State::Failed { .. } => {
                 drop(state);
                 return shared.reply(id, Err(error_object(Cause::AlreadyInitialized, None)));
             }
@@ -320,18 +330,25 @@ fn on_notification(shared: &Arc<Shared>, method: &str, params: Option<&Value>) {
                 shared.initialize_cancelled(id);
             }
         }
-        // R2: the listen stream starts here once the result was written.
+        // R2: the listen stream starts here once the result was written. S1: after the
+        // early answer, the flag is set under the lock of the state, so that either this
+        // line or the end of the start acts on it, never neither.
         "notifications/initialized" => {
             log::bridge(Level::Debug, "the client sent notifications/initialized");
-            shared
-                .initialized
-                .store(true, std::sync::atomic::Ordering::Release);
-            let upstream = match &*shared.state() {
-                State::Ready { upstream, .. } => Some(Arc::clone(upstream)),
-                _ => None,
+            let upstream = {
+                let state = shared.state();
+                shared.initialized.store(true, Ordering::Release);
+                match &*state {
+                    State::Ready { upstream, .. } => Some(Arc::clone(upstream)),
+                    _ => None,
+                }
             };
-            if let Some(upstream) = upstream {
-                listener::start(shared, upstream);
+            match (upstream, shared.older()) {
+                (Some(upstream), Some(older)) => {
+                    older::notify(shared, &older, &upstream, method, params)
+                }
+                (Some(upstream), None) => listener::start(shared, upstream),
+                (None, _) => {}
             }
         }
         other => log::bridge(

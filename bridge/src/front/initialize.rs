@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use serde_json::Value;
 
@@ -14,7 +15,7 @@ use super::{Shared, State};
 use crate::auth::TokenSource;
 use crate::auth::error_object::sign_in_error;
 use crate::cli::UpstreamRevision;
-use crate::errors::{self, error_object, format_limit};
+use crate::errors::{self, Cause, error_object, format_limit};
 use crate::listen::replay::Declared;
 use crate::log::{self, Level, Scope};
 use crate::translate::icons::keep_data_icons;
@@ -51,7 +52,7 @@ pub(crate) async fn run_initialize(
         Ok(connection) => connection,
         Err(e) => {
             log::bridge(Level::Warn, &e.line);
-            shared.revert(generation);
+            shared.revert_unattached(generation);
             shared.respond(&slot, Err(error_object(e.cause, None)));
             return;
         }
@@ -74,6 +75,8 @@ pub(crate) async fn run_initialize(
         shared.retire(client);
         return;
     }
+    // S1: the early answer, when the start outlasts --answer-initialize-after.
+    let _timer = super::early::arm(&shared, &slot, generation);
 
     // L1: a command, a pipe and a URL (L4) can carry an older server.
     let revision = shared.opts.upstream_revision;
@@ -104,7 +107,7 @@ pub(crate) async fn run_initialize(
     {
         outcome = exchange(&shared, &slot, discover(2)).await;
     }
-    let failure = match refused(&outcome) {
+    match refused(&outcome) {
         Some((Refusal::Older, answer)) if revision == UpstreamRevision::Auto => {
             log::bridge(
                 Level::Info,
@@ -114,87 +117,83 @@ pub(crate) async fn run_initialize(
             );
             return older_initialize(shared, slot, generation, init, client).await;
         }
-        Some((Refusal::NoneSpoken(supported), _)) => Some((
-            None,
-            format!(
+        Some((Refusal::NoneSpoken(supported), _)) => {
+            let detail = format!(
                 "the upstream server supports none of the revisions of the bridge; it names {}",
                 named_revisions(&supported)
-            ),
-        )),
-        _ => None,
-    };
-    let failure = match (failure, outcome) {
-        (Some(failure), _) => failure,
-        (None, outcome) => match outcome {
-            Exchange::Cancelled => {
-                // VS Code canceled initialize, or stdin ended (then the stop sequence owns the
-                // upstream).
-                if shared.revert(generation) {
-                    shared.retire(client);
-                }
-                return;
-            }
-            Exchange::TimedOut => (None, format!("no response in {}", format_limit(timeout))),
-            Exchange::Done(Err(
-                UpstreamError::Rpc(e) | UpstreamError::Refused { error: e, .. },
-            )) => {
-                let detail = format!(
-                    "the upstream server answered with the error {}",
-                    e.get("code").unwrap_or(&Value::Null)
-                );
-                (Some(e), detail)
-            }
-            Exchange::Done(Err(UpstreamError::SignIn(e))) => {
-                log::bridge(
-                    Level::Warn,
-                    &format!("server/discover failed: the sign-in failed ({e})"),
-                );
-                if shared.revert(generation) {
-                    shared.retire(client);
-                }
-                shared.respond(&slot, Err(sign_in_error(&e)));
-                return;
-            }
-            Exchange::Done(Err(UpstreamError::HttpStatus(status))) => (
-                None,
-                format!("the upstream server sent no JSON-RPC response (HTTP status {status})"),
-            ),
-            Exchange::Done(Err(UpstreamError::Closed)) => {
-                // The command stopped before its discover result: the Output channel gets its
-                // exit status first (the line of mcp_stdio of docs/stderr.md); the next initialize can
-                // start it again.
-                exit_line(&client, shared.opts.shutdown_grace).await;
-                (None, UpstreamError::Closed.to_string())
-            }
-            Exchange::Done(Err(e)) => (None, e.to_string()),
-            Exchange::Done(Ok(raw))
-                if result_kind(&raw) == ResultKind::Complete && raw.is_object() =>
-            {
-                let mut result = initialize_result(&raw, &shared.opts.fallback);
-                if shared.opts.upstream.is_remote() {
-                    keep_data_icons("initialize", &mut result);
-                }
-                shared
-                    .listener
-                    .declare(Declared::from_initialize_result(&result));
-                if shared.ready(generation, &client) {
-                    log::bridge(Level::Info, "the upstream server is ready");
-                    shared.respond(&slot, Ok(result));
-                }
-                return;
-            }
-            Exchange::Done(Ok(_)) => (None, "the result is not valid".to_owned()),
-        },
-    };
-    let (upstream_error, detail) = failure;
-    log::bridge(Level::Warn, &format!("server/discover failed: {detail}"));
-    if shared.revert(generation) {
-        shared.retire(client);
+            );
+            return discover_failed(&shared, generation, client, &slot, None, &detail);
+        }
+        _ => {}
     }
-    shared.respond(
+    let (upstream_error, detail) = match outcome {
+        Exchange::Cancelled => {
+            // VS Code canceled initialize, or stdin ended (then the stop sequence owns the
+            // upstream).
+            return shared.fail(generation, client, &slot, None);
+        }
+        Exchange::TimedOut => (None, format!("no response in {}", format_limit(timeout))),
+        Exchange::Done(Err(UpstreamError::Rpc(e) | UpstreamError::Refused { error: e, .. })) => {
+            let detail = format!(
+                "the upstream server answered with the error {}",
+                e.get("code").unwrap_or(&Value::Null)
+            );
+            (Some(e), detail)
+        }
+        Exchange::Done(Err(UpstreamError::SignIn(e))) => {
+            log::bridge(
+                Level::Warn,
+                &format!("server/discover failed: the sign-in failed ({e})"),
+            );
+            return shared.fail(generation, client, &slot, Some(sign_in_error(&e)));
+        }
+        Exchange::Done(Err(UpstreamError::HttpStatus(status))) => (
+            None,
+            format!("the upstream server sent no JSON-RPC response (HTTP status {status})"),
+        ),
+        Exchange::Done(Err(UpstreamError::Closed)) => {
+            // The command stopped before its discover result: the Output channel gets its
+            // exit status first (the line of mcp_stdio of docs/stderr.md); the next initialize can
+            // start it again.
+            exit_line(&client, shared.opts.shutdown_grace).await;
+            (None, UpstreamError::Closed.to_string())
+        }
+        Exchange::Done(Err(e)) => (None, e.to_string()),
+        Exchange::Done(Ok(raw)) if result_kind(&raw) == ResultKind::Complete && raw.is_object() => {
+            let mut result = initialize_result(&raw, &shared.opts.fallback);
+            if shared.opts.upstream.is_remote() {
+                keep_data_icons("initialize", &mut result);
+            }
+            shared
+                .listener
+                .declare(Declared::from_initialize_result(&result));
+            return shared.started(generation, &client, &slot, result);
+        }
+        Exchange::Done(Ok(_)) => (None, "the result is not valid".to_owned()),
+    };
+    discover_failed(
+        &shared,
+        generation,
+        client,
         &slot,
-        Err(errors::discover_failed(upstream_error.as_ref(), &detail)),
+        upstream_error.as_ref(),
+        &detail,
     );
+}
+
+/// R2: `server/discover` failed: the warning line, and VS Code's `initialize` gets
+/// `discover_failed` (or, after the early answer, every request does: S1).
+fn discover_failed(
+    shared: &Shared,
+    generation: u64,
+    client: Arc<UpstreamClient>,
+    slot: &Slot,
+    upstream_error: Option<&Value>,
+    detail: &str,
+) {
+    log::bridge(Level::Warn, &format!("server/discover failed: {detail}"));
+    let error = errors::discover_failed(upstream_error, detail);
+    shared.fail(generation, client, slot, Some(error));
 }
 
 /// L1: the `initialize` of an older server: from here on the connection speaks the older
@@ -210,22 +209,9 @@ async fn older_initialize(
     // Before the request: the server may ask VS Code before its result.
     *crate::sync::lock(&shared.older) = Some((generation, Older::new(&init)));
     match older::initialize(&shared, &slot, &init, &client).await {
-        Initialized::Ready(result) => {
-            if shared.ready(generation, &client) {
-                shared.respond(&slot, Ok(result));
-            }
-        }
-        Initialized::Failed(error) => {
-            if shared.revert(generation) {
-                shared.retire(client);
-            }
-            shared.respond(&slot, Err(error));
-        }
-        Initialized::Cancelled => {
-            if shared.revert(generation) {
-                shared.retire(client);
-            }
-        }
+        Initialized::Ready(result) => shared.started(generation, &client, &slot, result),
+        Initialized::Failed(error) => shared.fail(generation, client, &slot, Some(error)),
+        Initialized::Cancelled => shared.fail(generation, client, &slot, None),
     }
 }
 
@@ -312,8 +298,13 @@ impl Shared {
         let upstream = {
             let mut state = self.state();
             match &mut *state {
+                // S1: an `initialize` that the bridge answered itself is no longer VS Code's
+                // to cancel.
                 State::Initializing {
-                    id: init, upstream, ..
+                    id: init,
+                    upstream,
+                    answered: false,
+                    ..
                 } if init == id => {
                     let upstream = upstream.take();
                     *state = State::AwaitingInit;
@@ -327,35 +318,100 @@ impl Shared {
         }
     }
 
-    /// R2: the state after a successful discover. False when stdin ended meanwhile.
-    fn ready(&self, generation: u64, client: &Arc<UpstreamClient>) -> bool {
-        let mut state = self.state();
-        match &*state {
-            State::Initializing { generation: g, .. } if *g == generation => {
-                *state = State::Ready {
-                    generation,
-                    upstream: Arc::clone(client),
-                };
-                true
+    /// R2: the state after a successful discover (or an older server's `initialize`), and
+    /// VS Code's answer: the result, or after the early answer (S1) what the server says
+    /// otherwise and the list changes. Nothing when stdin ended meanwhile.
+    fn started(
+        self: &Arc<Self>,
+        generation: u64,
+        client: &Arc<UpstreamClient>,
+        slot: &Slot,
+        result: Value,
+    ) {
+        let outcome = {
+            let mut state = self.state();
+            match &*state {
+                State::Initializing {
+                    generation: g,
+                    answered,
+                    ..
+                } if *g == generation => {
+                    let answered = *answered;
+                    *state = State::Ready {
+                        generation,
+                        upstream: Arc::clone(client),
+                    };
+                    // Read under the lock: see the dispatch of notifications/initialized.
+                    Some((answered, self.initialized.load(Ordering::Acquire)))
+                }
+                _ => None,
             }
-            _ => false,
+        };
+        self.start_changes.send_replace(());
+        match outcome {
+            Some((false, _)) => {
+                log::bridge(Level::Info, "the upstream server is ready");
+                self.respond(slot, Ok(result));
+            }
+            Some((true, initialized)) => {
+                super::early::caught_up(self, &result, client, initialized)
+            }
+            None => {}
         }
     }
 
-    /// R2: back to the state before `initialize`. False when the state moved on (the stop
-    /// sequence then owns the upstream).
-    fn revert(&self, generation: u64) -> bool {
+    /// R2: back to the state before `initialize` when the upstream never started (nothing
+    /// was attached, no early answer was armed).
+    fn revert_unattached(&self, generation: u64) {
         let mut state = self.state();
-        match &*state {
-            State::Initializing { generation: g, .. } if *g == generation => {
-                *state = State::AwaitingInit;
-                let mut older = crate::sync::lock(&self.older);
-                if older.as_ref().is_some_and(|(g, _)| *g == generation) {
-                    *older = None;
+        if matches!(&*state, State::Initializing { generation: g, .. } if *g == generation) {
+            *state = State::AwaitingInit;
+        }
+    }
+
+    /// R2: the start failed (or was cancelled, `error` `None`): back to the state before
+    /// `initialize`, the upstream stopped, and VS Code's `initialize` gets `error`. After the
+    /// early answer (S1) the connection stays failed instead: every request gets `error`.
+    /// Nothing but the answer when the state moved on (the stop sequence owns the upstream).
+    fn fail(
+        &self,
+        generation: u64,
+        client: Arc<UpstreamClient>,
+        slot: &Slot,
+        error: Option<Value>,
+    ) {
+        let moved = {
+            let mut state = self.state();
+            match &*state {
+                State::Initializing {
+                    generation: g,
+                    answered,
+                    ..
+                } if *g == generation => {
+                    *state = if *answered {
+                        State::Failed {
+                            error: error
+                                .clone()
+                                .unwrap_or_else(|| error_object(Cause::UpstreamExited, None)),
+                        }
+                    } else {
+                        State::AwaitingInit
+                    };
+                    let mut older = crate::sync::lock(&self.older);
+                    if older.as_ref().is_some_and(|(g, _)| *g == generation) {
+                        *older = None;
+                    }
+                    true
                 }
-                true
+                _ => false,
             }
-            _ => false,
+        };
+        self.start_changes.send_replace(());
+        if moved {
+            self.retire(client);
+        }
+        if let Some(error) = error {
+            self.respond(slot, Err(error));
         }
     }
 }

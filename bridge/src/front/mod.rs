@@ -15,7 +15,8 @@
 //! - [`order`]: the one writer's ordering guarantees, each stated and kept there;
 //! - [`inflight`]: one cancel token and one place per request; no response after a cancel;
 //! - [`initialize`]: connect, `server/discover`, the `initialize` result (R1), or the turn
-//!   to an older server (L1);
+//!   to an older server (L1); [`early`] (S1): the bridge's own answer to `initialize` when the
+//!   start outlasts `--answer-initialize-after`, and the requests until the server is ready;
 //! - [`request`] and [`exchange`]: the forward task of each request (of every revision) and
 //!   its round loop; one upstream exchange with its time limit and "still waiting" lines;
 //! - [`rounds`]: the input rounds (M2); [`client_requests`]: the `b-N` requests to VS Code,
@@ -31,6 +32,7 @@
 pub mod client_requests;
 mod consent;
 mod dispatch;
+mod early;
 pub mod exchange;
 pub mod inflight;
 pub mod initialize;
@@ -76,6 +78,9 @@ pub struct Options {
     pub fallback: ServerInfoFallback,
     /// How long `initialize` waits for the answer to `server/discover` (`--discover-timeout`).
     pub discover_timeout: Duration,
+    /// S1: when the bridge answers `initialize` itself while the upstream server still starts
+    /// (`--answer-initialize-after`); `None`: never.
+    pub answer_initialize_after: Option<Duration>,
     /// L1: the revision of the upstream server (`--upstream-revision`).
     pub upstream_revision: UpstreamRevision,
     /// The longest line on either side (`--max-line-bytes`).
@@ -99,10 +104,16 @@ pub(crate) enum State {
         upstream: Option<Arc<UpstreamClient>>,
         /// The id of VS Code's `initialize`, so that its cancellation reverts the state at once.
         id: serde_json::Value,
+        /// S1: the bridge answered `initialize` itself; the start goes on behind it.
+        answered: bool,
     },
     Ready {
         generation: u64,
         upstream: Arc<UpstreamClient>,
+    },
+    /// S1: the start failed after the bridge's early answer: every request gets `error`.
+    Failed {
+        error: serde_json::Value,
     },
     Closing,
 }
@@ -130,6 +141,9 @@ pub(crate) struct Shared {
     /// L1–L3: the state of an older upstream server, from its `initialize` on (with the
     /// generation of that `initialize`); `None` while the upstream is of 2026-07-28.
     pub(crate) older: Mutex<Option<(u64, Arc<older::Older>)>>,
+    /// S1: a value is sent at each end of a start (ready, failed, reverted, closing), for the
+    /// requests that wait for the start after the early answer.
+    pub(crate) start_changes: tokio::sync::watch::Sender<()>,
 }
 
 impl Shared {
@@ -258,6 +272,7 @@ where
         listener: listener::Listener::default(),
         initialized: std::sync::atomic::AtomicBool::new(false),
         older: Mutex::new(None),
+        start_changes: tokio::sync::watch::Sender::new(()),
     });
     if let Some(sign_in) = &shared.opts.sign_in {
         sign_in.gate().attach(consent::FrontConsent::new(&shared));

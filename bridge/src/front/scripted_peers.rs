@@ -56,6 +56,7 @@ impl Router {
                 version: "1".into(),
             },
             discover_timeout: LINE_WAIT,
+            answer_initialize_after: None,
             upstream_revision: crate::cli::UpstreamRevision::Modern,
             max_line_bytes: 64 << 20,
             max_in_flight: front::inflight::MAX_IN_FLIGHT,

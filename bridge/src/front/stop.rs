@@ -27,6 +27,7 @@ pub(super) async fn stop_at_eof(shared: &Shared) {
         *state = State::Closing;
         upstream
     };
+    shared.start_changes.send_replace(());
     // The owner of the listen stream cancels its streams upstream (R7: within the bound).
     shared.listener.stop.cancel();
     shared.inflight.cancel_all(REASON_CLIENT_CLOSED);
@@ -48,6 +49,7 @@ pub(super) async fn stop_at_eof(shared: &Shared) {
 /// for their `b-` requests and `notifications/elicitation/complete` for accepted URLs).
 pub(super) async fn stop_after_upstream_exit(shared: &Shared, exit: Ended) {
     *shared.state() = State::Closing;
+    shared.start_changes.send_replace(());
     shared.listener.stop.cancel();
     if let Some(status) = exit.exit {
         log::write(Scope::McpStdio, Level::Warn, &status.stdio_line());

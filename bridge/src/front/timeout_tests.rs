@@ -37,6 +37,7 @@ pub(super) fn options(upstream: Target, name: &str, grace: Duration) -> Options 
             version: "0".into(),
         },
         discover_timeout: Duration::from_secs(60),
+        answer_initialize_after: None,
         upstream_revision: crate::cli::UpstreamRevision::Modern,
         max_line_bytes: 1 << 20,
         max_in_flight: 64,

@@ -99,6 +99,15 @@ stderr_lines! {
         UPSTREAM_SERVER_READY [Bridge Info]
             "the upstream server is ready"
             "The upstream server answered `server/discover`, and VS Code gets the `initialize` result.";
+        STILL_STARTING_ANSWERED_EARLY [Bridge Info]
+            "the upstream server is still starting after <n> s: the bridge answered initialize itself; the server's lists follow with a list change when it is ready"
+            "S1 ([rules.md](rules.md#s1)): the upstream server did not answer `server/discover` (or an older server its `initialize`) within `--answer-initialize-after`. VS Code has its `initialize` result (the three lists with list changes, empty until the server is ready); other requests wait for the start, bounded by `--discover-timeout`.";
+        READY_AFTER_EARLY_ANSWER [Bridge Info]
+            "the upstream server is ready after the bridge's early answer to initialize"
+            "S1: the start behind the early answer ended well; VS Code gets one list change per list that the server has.";
+        EARLY_ANSWER_DIFFERS [Bridge Warn]
+            "the upstream server's answer to initialize differs from the bridge's early answer (<differences>): VS Code keeps the early answer until it starts the server again"
+            "S1: `<differences>` names what the server's own answer says otherwise: `it has no <lists>`, `it also declares <capabilities>`, `it has instructions`, `its name is another`. Restart the server in VS Code to get its own answer, or set `--answer-initialize-after off`.";
         UPSTREAM_SERVER_ANSWERED_SERVER_DISCOVER [Bridge Info]
             "the upstream server answered server/discover with <answer>: it is a server of an older revision"
             "(`--upstream-revision auto`) `<answer>` is `the error <code>` (-32601, -32602 or -32600, or -32022 naming an older revision) or, at a URL, `the HTTP status <status>` (400, 404 or 405 without an error of 2026-07-28 in its body: the decision table of L4 in [rules.md](rules.md#l4)); the bridge sends VS Code's `initialize` upstream ([older-servers.md](older-servers.md)).";
