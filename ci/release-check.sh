@@ -3,19 +3,25 @@
 # and its transcripts; it needs target/debug/harness):
 #   1. `bash ci/release.sh --profile dev`: the archives of the `here` targets of packaging/targets
 #      with the shipped linking, in the fast profile (the shipped profile only adds optimisation
-#      and LTO);
+#      and LTO): one cross build per new architecture and libc. The cargo-zigbuild ones (step
+#      `cross`) build in target/cross, a cargo folder of their own, so that ci/test.sh can start
+#      them in the background beside its other steps' cargo commands; x86_64 Windows (step
+#      `build`) in target/, where the Windows step of CI built it already;
 #   2. `sha256sum -c SHA256SUMS`; each archive holds the three binaries, README.md and LICENSE;
 #   3. what each binary is (`file`, `readelf`, the PE header): its target's machine (x86-64,
 #      aarch64; PE AMD64 or ARM64 for Windows); glibc builds dynamic with no symbol version newer
 #      than the 2.17 baseline, musl builds static;
 #   4. the static musl x86_64 archive's bridge and fixture replay every transcript, the glibc
 #      x86_64 ones transcripts/m1; the musl aarch64 ones replay transcripts/m1 and m2 under
-#      qemu-user, and the glibc aarch64 bridge runs there with Debian's aarch64 glibc;
+#      qemu-user;
 #   5. `cargo publish --dry-run` of the three published crates, and one build of their packaged
 #      files (`cargo package`) with a server author's crate that embeds the bridge: the binaries
 #      replay transcripts/m1 with the sources removed, and ci/consumer.sh drives the consumer;
-#   6. `cargo check` of the bridge for aarch64 macOS (its Keychain store and process group),
-#      through cargo-zigbuild: Zig is the C compiler of ring's build script (no Apple SDK here);
+#   6. `cargo check` of the bridge (where the code per platform is) for the targets that the
+#      release workflow alone builds (packaging/targets, check `check`: aarch64 glibc Linux,
+#      arm64 Windows, aarch64 macOS with its Keychain store), in one cargo command through
+#      cargo-zigbuild: Zig is the C compiler of ring's build script (no Apple SDK or arm64
+#      MinGW here);
 #   7. the workflows (ci/workflows-check.sh): their lint, and release.yml's targets.
 # Each step prints the seconds it took. A step that cannot run here records "SKIPPED: …".
 set -euo pipefail
@@ -45,11 +51,17 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/release-check.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 bins=(mcp-bridge-vscode mcp-bridge-harness bridge-fixture-server)
 
-build() { bash ci/release.sh --profile dev; }
-
 # The targets that ci/release.sh builds here (packaging/targets), and the folder of each
-# unpacked archive.
+# unpacked archive; the cross-built ones (cargo-zigbuild, every Linux target) and the others.
 mapfile -t targets < <(awk '!/^#/ && $2 == "here" { print $1 }' packaging/targets)
+mapfile -t cross_targets < <(printf '%s\n' "${targets[@]}" | grep -- '-linux-')
+mapfile -t other_targets < <(printf '%s\n' "${targets[@]}" | grep -v -- '-linux-')
+# The cargo folder of the cross builds and the checks: their own (no lock shared with the
+# cargo commands of target/), one for all of them (the host's build scripts and proc macros
+# built once).
+cross_dir="$PWD/target/cross"
+cross() { CARGO_TARGET_DIR="$cross_dir" bash ci/release.sh --profile dev "${cross_targets[@]}"; }
+build() { bash ci/release.sh --profile dev "${other_targets[@]}"; }
 unpacked() { echo "$work/$1/mcp-bridge-vscode-$version-$1"; }
 
 # The archives, their sums and their contents; each one unpacked into $work/<target>/.
@@ -160,13 +172,12 @@ replay_x86_64() {
     replay transcripts/m1
 }
 
-# qemu-aarch64 runs each binary (with Debian's aarch64 glibc as its root, -L, for the glibc
-# build; the static musl build needs none); a two-line wrapper per binary stands where the
-# harness expects an executable.
+# qemu-aarch64 runs each binary of the static musl build (no loader, no root folder); a
+# two-line wrapper per binary stands where the harness expects an executable.
 replay_aarch64() {
-  local sysroot=/usr/aarch64-linux-gnu t b d root
-  if ! command -v qemu-aarch64 >/dev/null || [ ! -e "$sysroot/lib/ld-linux-aarch64.so.1" ]; then
-    skipped "ci/release-check.sh: the aarch64 replay (no qemu-aarch64 or no $sysroot; ci/setup.sh installs them)"
+  local t=aarch64-unknown-linux-musl b d
+  if ! command -v qemu-aarch64 >/dev/null; then
+    skipped "ci/release-check.sh: the aarch64 replay (no qemu-aarch64; ci/setup.sh installs it)"
     return 0
   fi
   # qemu-user runs the child of posix_spawn (clone with CLONE_VM|CLONE_VFORK) as a plain fork,
@@ -175,24 +186,16 @@ replay_aarch64() {
   local emulated=transcripts/m1/R7-spawn-failed.jsonl files
   skipped "ci/release-check.sh: $emulated under qemu-user (a failed exec of a spawned child is not reported by the emulator)"
   mapfile -t files < <(ls transcripts/m1/*.jsonl transcripts/m2/*.jsonl | grep -vxF "$emulated")
-  for t in aarch64-unknown-linux-musl aarch64-unknown-linux-gnu; do
-    d="$(unpacked "$t")"
-    root=""
-    case "$t" in *-gnu) root="-L $sysroot" ;; esac
-    for b in mcp-bridge-vscode bridge-fixture-server; do
-      printf '#!/bin/sh\nexec qemu-aarch64 %s %s "$@"\n' "$root" "$d/$b" >"$work/$b-$t"
-      chmod +x "$work/$b-$t"
-    done
-    "$work/mcp-bridge-vscode-$t" --version
-    # The glibc build is the musl build's code with another libc: it runs (its loader and
-    # libc, above), and the libc difference replays on x86_64 (m1 through the glibc archive);
-    # a second emulated replay would add about 200 s to CI for no other line of code.
-    case "$t" in *-gnu) continue ;; esac
-    # One transcript at a time: an emulated bridge and fixture each take a core while qemu
-    # translates their code, and two side by side missed the contract's bounds on 2 loaded cores.
-    MCP_BRIDGE_BIN="$work/mcp-bridge-vscode-$t" BRIDGE_FIXTURE_SERVER="$work/bridge-fixture-server-$t" \
-      replay --jobs 1 "${files[@]}"
+  d="$(unpacked "$t")"
+  for b in mcp-bridge-vscode bridge-fixture-server; do
+    printf '#!/bin/sh\nexec qemu-aarch64 %s "$@"\n' "$d/$b" >"$work/$b-$t"
+    chmod +x "$work/$b-$t"
   done
+  "$work/mcp-bridge-vscode-$t" --version
+  # One transcript at a time: an emulated bridge and fixture each take a core while qemu
+  # translates their code, and two side by side missed the contract's bounds on 2 loaded cores.
+  MCP_BRIDGE_BIN="$work/mcp-bridge-vscode-$t" BRIDGE_FIXTURE_SERVER="$work/bridge-fixture-server-$t" \
+    replay --jobs 1 "${files[@]}"
 }
 
 # The published crates as crates.io gets them: `cargo publish --dry-run` of the three (its
@@ -239,34 +242,39 @@ EOF_TOML
 }
 
 # ring's build script compiles C for the target even for `cargo check`; cargo-zigbuild gives
-# it Zig as the C compiler, which carries the macOS headers that the Apple SDK would (nothing
-# is linked, so no SDK is needed).
-macos() {
-  local t
-  # aarch64 only: x86_64 macOS builds the same code (no cfg on the architecture in the bridge),
-  # and is built on the release workflow's macOS runner.
-  for t in $(awk '!/^#/ && $2 == "macos" && $3 == "check" { print $1 }' packaging/targets); do
-    if ! rustup target list --installed | grep -qx "$t"; then
+# it Zig as the C compiler, which carries the macOS headers that the Apple SDK would and links
+# for the LLVM MinGW ABI (nothing is linked, so no SDK is needed). x86_64 macOS builds the same
+# code as aarch64 macOS (no cfg on the architecture in the bridge) and is built on the release
+# workflow's macOS runner. One command for all the targets: cargo takes several --target, and
+# checks them side by side (the host's build scripts once).
+checks() {
+  local t args=() installed
+  installed="$(rustup target list --installed)"
+  for t in $(awk '!/^#/ && $3 == "check" { print $1 }' packaging/targets); do
+    if ! grep -qx "$t" <<<"$installed"; then
       skipped "ci/release-check.sh: cargo check for $t (rustup has no target $t)"
       continue
     fi
-    cargo-zigbuild check --quiet --locked --target "$t" -p mcp-bridge-vscode
-    echo "cargo check --target $t -p mcp-bridge-vscode: ok"
+    args+=(--target "$t")
   done
+  [ "${#args[@]}" -gt 0 ] || return 0
+  CARGO_TARGET_DIR="$cross_dir" cargo-zigbuild check --quiet --locked -p mcp-bridge-vscode "${args[@]}"
+  echo "cargo check -p mcp-bridge-vscode ${args[*]}: ok"
 }
 
 # `bash ci/release-check.sh` runs every step of `all`, in that order; naming some runs only
 # those, in the order given, on the archives that an earlier run left in target/dist.
 workflows() { bash ci/workflows-check.sh; }
-all=(build contents linking replay_x86_64 replay_aarch64 packaged macos workflows)
+all=(cross checks build contents linking replay_x86_64 replay_aarch64 packaged workflows)
 declare -A titles=(
-  [build]="archives (ci/release.sh --profile dev)"
+  [cross]="the cross-built archives (ci/release.sh --profile dev ${cross_targets[*]}, in target/cross)"
+  [checks]="cargo check for the targets that the release workflow alone builds"
+  [build]="the other archives (ci/release.sh --profile dev ${other_targets[*]})"
   [contents]="sums and contents"
   [linking]="machine and linking of the binaries"
   [replay_x86_64]="every transcript through the musl x86_64 archive, m1 through the glibc one"
-  [replay_aarch64]="transcripts/m1 and m2 through the musl aarch64 archive under qemu-user, the glibc one started"
+  [replay_aarch64]="transcripts/m1 and m2 through the musl aarch64 archive under qemu-user"
   [packaged]="cargo publish --dry-run; one build of the packaged crates and a consumer; m1 and the consumer's checks"
-  [macos]="cargo check for macOS"
   [workflows]="the workflows (ci/workflows-check.sh)"
 )
 steps=("${all[@]}")

@@ -7,7 +7,8 @@
 # one code generation unit, abort on panic). CI passes --profile dev: the same commands, the
 # same linking and the same archives, built in a fraction of the time (no optimisation, no
 # LTO). The targets default to those of packaging/targets that this host builds (on Linux the
-# `here` ones, on macOS the `macos` ones); naming some builds only those.
+# `here` ones, on macOS the `macos` ones); naming some builds only those (the release workflow
+# names one per job, also the `release` ones).
 #
 # Each target is built by one cargo command of one form, `--workspace --exclude harness --bins
 # --target <T>` (harness/cargo-run, the `cargo run -p harness` name, is not shipped):
@@ -49,7 +50,10 @@ if [ ${#targets[@]} -eq 0 ]; then
   case "$(uname -s)" in Darwin) where=macos ;; *) where=here ;; esac
   mapfile -t targets < <(awk -v w="$where" '!/^#/ && $2 == w { print $1 }' packaging/targets)
 fi
-# Cargo's folder of a profile: dev builds into debug/, release into release/, others by name.
+# Cargo's folder of a profile: dev builds into debug/, release into release/, others by name;
+# under cargo's target folder (CARGO_TARGET_DIR: CI builds the cross targets in a folder of
+# their own, so that they build beside the other steps' cargo commands, ci/test.sh).
+built="${CARGO_TARGET_DIR:-target}"
 case "$profile" in dev) outdir=debug ;; *) outdir="$profile" ;; esac
 
 # The oldest glibc that the Linux binaries need (Rust's own floor for these targets).
@@ -85,7 +89,7 @@ for t in "${targets[@]}"; do
   rm -rf "$stage"
   mkdir -p "$stage"
   for b in "${bins[@]}"; do
-    cp "target/$t/$outdir/$b$exe" "$stage/"
+    cp "$built/$t/$outdir/$b$exe" "$stage/"
   done
   name="mcp-bridge-vscode-$version-$t"
   work="$(mktemp -d)"

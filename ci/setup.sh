@@ -30,11 +30,10 @@ fi
 if ! command -v gnome-keyring-daemon >/dev/null || ! command -v dbus-run-session >/dev/null; then
   packages+=(gnome-keyring dbus)
 fi
-# The release archives (ci/release-check.sh): qemu-user with Debian's aarch64 glibc to run the
-# aarch64 binaries; file and readelf to show what the binaries link.
-if ! command -v qemu-aarch64 >/dev/null || [ ! -e /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 ] \
-  || ! command -v file >/dev/null || ! command -v readelf >/dev/null; then
-  packages+=(qemu-user libc6-arm64-cross file binutils)
+# The release archives (ci/release-check.sh): qemu-user to run the static aarch64 musl binaries;
+# file and readelf to show what the binaries link.
+if ! command -v qemu-aarch64 >/dev/null || ! command -v file >/dev/null || ! command -v readelf >/dev/null; then
+  packages+=(qemu-user file binutils)
 fi
 # The contention run (ci/contention.sh) keeps every core busy with Debian's stress-ng.
 command -v stress-ng >/dev/null || packages+=(stress-ng)
@@ -62,7 +61,7 @@ fi
 # The release archives (ci/release.sh, ci/release-check.sh): Rust's standard library for each
 # target (x86_64 Windows among them, for the Windows step); Zig and cargo-zigbuild from PyPI
 # (wheels) for the Linux builds against glibc 2.17 and as the C compiler of the macOS checks.
-# The targets of packaging/targets: those built here, and the macOS one that is checked here.
+# The targets of packaging/targets: those built here, and those that are checked here.
 rustup target add $(awk '!/^#/ && ($2 == "here" || $3 == "check") { print $1 }' packaging/targets) >/dev/null
 if ! command -v cargo-zigbuild >/dev/null || ! python3 -c 'import ziglang' 2>/dev/null; then
   echo "setup: installing ziglang and cargo-zigbuild from PyPI for the release archives" >&2

@@ -38,7 +38,19 @@ summary() {
     echo "== summary: $result, $n skipped: $skips"
   fi
 }
-trap summary EXIT
+# The cross builds of the release archives run in the background from the end of `build` to
+# the start of `release` (start_cross below); a run that ends before ends them too.
+cross_pid=""
+stop_cross() {
+  if [ -n "$cross_pid" ]; then
+    kill -CONT -- "-$cross_pid" 2>/dev/null || true
+    kill -TERM -- "-$cross_pid" 2>/dev/null || true
+    wait "$cross_pid" 2>/dev/null || true
+    cross_pid=""
+    rm -f "$cross_log"
+  fi
+}
+trap 'stop_cross; summary' EXIT
 skipped() { echo "SKIPPED: $1" | tee -a "$MCP_SKIP_LOG" >&2; }
 if [ ! -f "$spec/2026-07-28/schema/schema.json" ] || [ ! -f "$spec/2025-11-25/schema/schema.json" ]; then
   if in_ci; then
@@ -49,7 +61,7 @@ if [ ! -f "$spec/2026-07-28/schema/schema.json" ] || [ ! -f "$spec/2025-11-25/sc
 fi
 # The steps, in the order of a full run.
 STEPS=(fmt layers clippy doc build windows tests keychain contention transcripts embedded
-  release packages action conformance soak sweep)
+  conformance soak release packages action sweep)
 if [ "${1:-}" = list ]; then
   printf '%s\n' "${STEPS[@]}"
   trap - EXIT
@@ -106,9 +118,15 @@ step_tests() {
 step_keychain() {
   bash ci/keychain-tests.sh
 }
+# The background cross builds stop meanwhile (SIGSTOP to their process group): the cores are
+# busy with the hogs of the contention run alone, as that run says.
 step_contention() {
   echo "== contention (the stop, fault matrix and embedded process tests with every core busy)"
-  bash ci/contention.sh
+  if [ -n "$cross_pid" ]; then kill -STOP -- "-$cross_pid" 2>/dev/null || true; fi
+  local status=0
+  bash ci/contention.sh || status=$?
+  if [ -n "$cross_pid" ]; then kill -CONT -- "-$cross_pid" 2>/dev/null || true; fi
+  return "$status"
 }
 # Every transcript, with the schema checks where the schemas are (outside CI only without them:
 # the harness records the skip itself). Arguments go to the harness before the folder.
@@ -130,11 +148,39 @@ step_embedded() {
 # The release archives (ci/release.sh) in the dev profile, every target of packaging/targets
 # that builds here: sums, contents, linking, every transcript through the musl x86_64 archive,
 # m1 and m2 through the musl aarch64 one under qemu-user, the published crates packaged and
-# built once with a server author's crate that embeds the bridge (M5), `cargo check` for
-# aarch64 macOS, the workflows' lint (ci/release-check.sh).
+# built once with a server author's crate that embeds the bridge (M5), `cargo check` for the
+# targets that only the release workflow builds, the workflows' lint (ci/release-check.sh).
+#
+# Its cross builds and checks (release-check's steps `cross` and `checks`: CPU and nothing
+# else, in a cargo folder of their own, target/cross) start in the background when `build`
+# ends, if `release` comes later in this run: the steps between (wine, the tests, the
+# transcripts, the conformance suite, the soak) leave a core idle much of their time, and the
+# builds run at the lowest priority (nice 19), so that they take only what those steps leave.
+# Their output goes to a log that this step prints when it has waited for them.
+cross_log=""
+start_cross() {
+  # Outside MCP_STDERR_DIR: cargo's output is no output of the bridge for the sweep.
+  cross_log="$(mktemp "${TMPDIR:-/tmp}/mcp-release-cross.XXXXXX")"
+  echo "== release: the cross builds and checks start in the background (nice 19; log printed by the release step)"
+  # Its own process group (setsid), so that the contention step can stop and resume the whole
+  # tree of cargo, rustc and zig, and an early end can end it.
+  setsid nice -n 19 bash ci/release-check.sh cross checks >"$cross_log" 2>&1 </dev/null &
+  cross_pid=$!
+}
 step_release() {
   echo "== release archives (ci/release-check.sh)"
-  bash ci/release-check.sh
+  if [ -n "$cross_pid" ]; then
+    local waited=$SECONDS status=0
+    wait "$cross_pid" || status=$?
+    cross_pid=""
+    echo "== release: waited $((SECONDS - waited)) s for the background cross builds and checks; their log:"
+    cat "$cross_log"
+    rm -f "$cross_log"
+    [ "$status" -eq 0 ] || { echo "== release: the background cross builds or checks failed (exit $status)" >&2; return "$status"; }
+    bash ci/release-check.sh build contents linking replay_x86_64 replay_aarch64 packaged workflows
+  else
+    bash ci/release-check.sh
+  fi
 }
 # The npm packages and the PyPI wheels from the staged binaries of the archives, installed with
 # no registry and run as VS Code starts them, and every mcp.json entry of the README's Install.
@@ -169,10 +215,16 @@ fi
 # Each step's seconds, printed after it and together at the end: what a change to CI's
 # length costs or saves is read from these lines.
 times=()
-for step in "$@"; do
+steps=("$@")
+for i in "${!steps[@]}"; do
+  step="${steps[$i]}"
   started=$SECONDS
   "step_$step"
   times+=("$step $((SECONDS - started))")
   echo "== $step: $((SECONDS - started)) s"
+  # After `build`, with `release` still to come and a step between: the cross builds start.
+  if [ "$step" = build ]; then
+    case " ${steps[*]:$((i + 2))} " in *" release "*) start_cross ;; esac
+  fi
 done
 echo "== seconds per step: ${times[*]}"
