@@ -10,6 +10,7 @@ mod call;
 mod cli;
 mod conformance;
 mod crypto;
+mod dual;
 mod envelope;
 mod http;
 mod json;
@@ -23,6 +24,7 @@ mod prompts;
 mod resources;
 mod revision;
 mod server;
+mod start;
 mod state;
 mod stdio;
 mod sync;
@@ -62,6 +64,8 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    // A slow start: nothing is read or bound before it ends.
+    runtime.block_on(start::wait(options.start_delay));
     let outcome = if let Some(discover) = options.embedded {
         runtime.block_on(embedded(options, discover))
     } else if options.listen.is_some() {

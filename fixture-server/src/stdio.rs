@@ -16,7 +16,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use tokio::io::{Stdin, Stdout};
 
 use crate::cli::Options;
-use crate::log;
+use crate::{dual, log};
 use crate::revision::Revision;
 use crate::server::Fixture;
 use crate::state::{Lifecycle, State};
@@ -31,10 +31,23 @@ pub async fn serve(options: Options, revision: Revision) -> Result<(), String> {
     }
     let state = Arc::new(State::new(options));
     let lifecycle = state.lifecycle.clone();
-    let transport = Stdio::new(lifecycle.clone(), revision == Revision::Older);
-    match revision {
-        Revision::Modern => run(Fixture::new(state), transport, &lifecycle).await,
-        Revision::Older => run(Fixture::older(state), transport, &lifecycle).await,
+    let mut transport = Stdio::new(lifecycle.clone(), revision == Revision::Older);
+    let older = match revision {
+        Revision::Modern => false,
+        Revision::Older => true,
+        // The first request decides which handler serves the connection, and what the
+        // transport refuses from then on.
+        Revision::Dual => {
+            let lock = dual::lock(transport.first_request().await);
+            transport.refuse_discover = lock == dual::Lock::Older;
+            transport.refuse_initialize = lock == dual::Lock::Modern;
+            transport.refuse_discover
+        }
+    };
+    if older {
+        run(Fixture::older(state), transport, &lifecycle).await
+    } else {
+        run(Fixture::new(state), transport, &lifecycle).await
     }
 }
 
@@ -105,6 +118,10 @@ struct Stdio {
     started: bool,
     /// The older revision: `server/discover` is a method that the server does not know.
     refuse_discover: bool,
+    /// `--revision dual` locked to 2026-07-28: `initialize` gets -32022 (`crate::dual`).
+    refuse_initialize: bool,
+    /// The first request, read before the handler was chosen (`--revision dual`).
+    first: Option<RxJsonRpcMessage<RoleServer>>,
 }
 
 impl Stdio {
@@ -117,6 +134,28 @@ impl Stdio {
             end_deadline: None,
             started: false,
             refuse_discover,
+            refuse_initialize: false,
+            first: None,
+        }
+    }
+
+    /// Reads up to the first request and keeps it for [`Transport::receive`]; messages before
+    /// it are ignored, as `receive` ignores them. `None` when stdin ends first.
+    async fn first_request(&mut self) -> Option<&RxJsonRpcMessage<RoleServer>> {
+        while self.first.is_none() {
+            match self.inner.receive().await? {
+                message @ JsonRpcMessage::Request(_) => self.first = Some(message),
+                _ => log::info("stdio", "ignored a message before the first request"),
+            }
+        }
+        self.first.as_ref()
+    }
+
+    /// The next message: the one kept by [`Stdio::first_request`], then stdin's.
+    async fn next_message(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        match self.first.take() {
+            Some(message) => Some(message),
+            None => self.inner.receive().await,
         }
     }
 
@@ -170,7 +209,15 @@ impl Transport<RoleServer> for Stdio {
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
-        while let Some(message) = self.inner.receive().await {
+        while let Some(message) = self.next_message().await {
+            if self.refuse_initialize
+                && let Some(answer) = dual::refuse_initialize(&message)
+            {
+                if let Err(error) = self.inner.send(answer).await {
+                    log::warning("stdio", &format!("cannot answer initialize: {error}"));
+                }
+                continue;
+            }
             match &message {
                 // rmcp would answer -32022 (unsupported version) before any handler sees it;
                 // a server of 2025-11-25 answers -32601, the answer of the bridge's detection.
