@@ -7,9 +7,9 @@
 //! `data.supported`, which is what makes a Copilot runtime that sends `initialize` after its
 //! discover window fail against such a server.
 use rmcp::ErrorData as McpError;
+use rmcp::RoleServer;
 use rmcp::model::{ClientRequest, ErrorCode, JsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::service::RxJsonRpcMessage;
-use rmcp::RoleServer;
 use serde_json::json;
 
 /// The era that a connection is locked to.

@@ -16,10 +16,10 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use tokio::io::{Stdin, Stdout};
 
 use crate::cli::Options;
-use crate::{dual, log};
 use crate::revision::Revision;
 use crate::server::Fixture;
 use crate::state::{Lifecycle, State};
+use crate::{dual, log};
 
 /// How long `--close-stdout` keeps running.
 const MISBEHAVE_FOR: Duration = Duration::from_secs(120);

@@ -11,7 +11,10 @@ fn a_request_written_at_once_is_answered_only_after_the_delay() {
     let mut server = Server::start(&["--start-delay", "0.8"]);
     server.result(0, "server/discover", json!({}));
     let took = started.elapsed();
-    assert!(took >= Duration::from_millis(800), "answered after {took:?}");
+    assert!(
+        took >= Duration::from_millis(800),
+        "answered after {took:?}"
+    );
     server.wait_stderr_line("starting in 800 ms");
 }
 
