@@ -39,9 +39,9 @@ harness_bin="$(sed -n 's/^MCP_BRIDGE_HARNESS_BIN=//p' "$GITHUB_ENV" | tail -n 1)
 # One check step: the expected exit code, a JUnit report that parses, its failing cases.
 check() {
   local name="$1" want="$2" failing="$3" command="$4" args="${5:-}" code=0
-  local report="$work/$name.xml"
+  local report="$work/$name.xml" summary="$work/$name.md"
   echo "== action: check $name (args: ${args:-none}; exit $want expected)"
-  MCP_BRIDGE_HARNESS_BIN="$harness_bin" INPUT_COMMAND="$command" INPUT_URL="" INPUT_ARGS="$args" \
+  GITHUB_STEP_SUMMARY="$summary" MCP_BRIDGE_HARNESS_BIN="$harness_bin" INPUT_COMMAND="$command" INPUT_URL="" INPUT_ARGS="$args" \
     INPUT_EXPECTATIONS="" INPUT_FORMAT=junit INPUT_REPORT="$report" bash action/check.sh \
     | awk '/^result:/ && !n { print; n = 1 }' || code=$?
   [ "$code" -eq "$want" ] || fail "$name: exit $code, expected $want"
@@ -55,12 +55,17 @@ print(",".join(c.get("name") for c in cases if c.find("failure") is not None))
 PY
 )"
   [ "$got" = "$failing" ] || fail "$name: failing cases '$got', expected '$failing'"
+  # The job summary: the table of the clients' verdicts.
+  grep -q '^| client | as it is | through the bridge |$' "$summary" \
+    || fail "$name: no table of the clients in the job summary"
   echo "$name: exit $code, JUnit valid, failing: ${got:-none}"
 }
 check fixture 0 "" "$root/target/debug/bridge-fixture-server"
-check python-sdk-1.30 1 discover.invalid-params "$python $root/bridge/tests/older/python_server.py"
+# The Copilot CLI 1.0.79-1.0.82 aborts on the -32602 of the Python SDK 1.x (1.0.102 goes on).
+check python-sdk-1.30 1 discover.invalid-params "$python $root/bridge/tests/older/python_server.py" \
+  "--copilot-runtime 1.0.82"
 check python-sdk-1.30-expected 0 "" "$python $root/bridge/tests/older/python_server.py" \
-  "--expect-fail discover.invalid-params"
+  "--copilot-runtime 1.0.82 --expect-fail discover.invalid-params"
 check typescript-sdk-v1 0 "" "node $root/bridge/tests/interop/ts-v1-server.mjs"
 check typescript-sdk-v1-gone 3 discover.invalid-params "node $root/bridge/tests/interop/ts-v1-server.mjs" \
   "--profile copilot --expect-fail discover.invalid-params"

@@ -18,8 +18,8 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The text of `--help`, also written after an argument error.
 pub const USAGE: &str = "\
-usage: bridge-fixture-server [--many-tools N] [--close-stdout] [--conformance]
-                             [--discover-error E]
+usage: bridge-fixture-server [--revision R] [--start-delay S] [--many-tools N] [--close-stdout]
+                             [--conformance] [--discover-error E]
        bridge-fixture-server --embedded[=refuse] [--many-tools N]
        bridge-fixture-server --listen <ip>:<port> [--plain-http] [--untrusted]
                              [--bearer-env VAR] [--listen-status CODE:COUNT] [--always-sse]
@@ -81,7 +81,11 @@ options:
   --revision R           the revision to serve: 2026-07-28 (default) or 2025-11-25, a
                          stateful server with initialize and server-initiated requests, on
                          stdio or with --listen (Streamable HTTP with sessions at /mcp,
-                         the 2024-11-05 HTTP+SSE transport at /sse)
+                         the 2024-11-05 HTTP+SSE transport at /sse); dual (stdio only): both,
+                         the connection locked to the era of its first request (a later
+                         initialize gets -32022, a later server/discover -32601)
+  --start-delay S        wait S seconds (fractions allowed, at most 600) before reading stdin
+                         or binding the --listen address: a server that starts slowly
 ";
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
@@ -167,6 +171,9 @@ pub struct Options {
     /// The tools, resources and prompts of the official conformance suite.
     #[arg(long)]
     pub conformance: bool,
+    /// How long the fixture waits before it reads stdin or binds its address (`start.rs`).
+    #[arg(long, value_name = "S", value_parser = crate::start::delay)]
+    pub start_delay: Option<std::time::Duration>,
     /// M5: stdio through the embedded bridge, with this policy for `server/discover`
     /// (`--embedded` answers it, `--embedded=refuse` leaves it to the bridge).
     #[arg(
@@ -253,7 +260,11 @@ pub fn parse(args: &[String]) -> Result<Command, String> {
         return Err("the option --ca-file needs --browse".into());
     }
     needs(&options)?;
-    revision::check(options.revision, options.embedded.is_some())?;
+    revision::check(
+        options.revision,
+        options.embedded.is_some(),
+        options.listen.is_some(),
+    )?;
     Ok(Command::Serve(options))
 }
 

@@ -11,6 +11,7 @@ mod cli;
 mod conformance;
 mod crypto;
 mod discover_refusal;
+mod dual;
 mod envelope;
 mod http;
 mod json;
@@ -24,6 +25,7 @@ mod prompts;
 mod resources;
 mod revision;
 mod server;
+mod start;
 mod state;
 mod stdio;
 mod sync;
@@ -63,6 +65,8 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
+    // A slow start: nothing is read or bound before it ends.
+    runtime.block_on(start::wait(options.start_delay));
     let outcome = if let Some(discover) = options.embedded {
         runtime.block_on(embedded(options, discover))
     } else if options.listen.is_some() {

@@ -30,7 +30,7 @@ fn reads_the_revision_in_both_forms_beside_the_other_options() {
 fn refuses_an_unknown_or_missing_or_repeated_revision() {
     assert_eq!(
         parse(&args(&["--revision", "2024-11-05"])),
-        Err("--revision needs 2026-07-28 or 2025-11-25, not '2024-11-05'".into())
+        Err("--revision needs 2026-07-28, 2025-11-25 or dual, not '2024-11-05'".into())
     );
     assert_eq!(
         parse(&args(&["--revision"])),
@@ -50,4 +50,23 @@ fn the_older_revision_refuses_the_embedded_bridge_and_takes_the_conformance_tool
     );
     assert!(parse(&args(&["--revision", "2026-07-28", "--embedded"])).is_ok());
     assert!(parse(&args(&["--revision", "2025-11-25", "--conformance"])).is_ok());
+}
+
+#[test]
+fn dual_serves_stdio_only() {
+    assert_eq!(
+        parse(&args(&["--revision", "dual"])),
+        Ok(Command::Serve(Options {
+            revision: Revision::Dual,
+            ..Options::default()
+        }))
+    );
+    assert_eq!(
+        parse(&args(&["--revision", "dual", "--listen", "127.0.0.1:0"])),
+        Err("--revision dual serves stdio only, not --listen".into()),
+    );
+    assert_eq!(
+        parse(&args(&["--revision", "dual", "--embedded"])),
+        Err("the option --embedded needs --revision 2026-07-28".into()),
+    );
 }

@@ -17,10 +17,10 @@ use serde_json::Value;
 use tokio::io::{Stdin, Stdout};
 
 use crate::cli::Options;
-use crate::log;
 use crate::revision::Revision;
 use crate::server::Fixture;
 use crate::state::{Lifecycle, State};
+use crate::{dual, log};
 
 /// How long `--close-stdout` keeps running.
 const MISBEHAVE_FOR: Duration = Duration::from_secs(120);
@@ -33,17 +33,36 @@ pub async fn serve(options: Options, revision: Revision) -> Result<(), String> {
     let state = Arc::new(State::new(options));
     let lifecycle = state.lifecycle.clone();
     // The older revision does not know `server/discover` (-32601); --discover-error refuses it.
-    let refusal = match &state.options.discover_error {
-        Some(refusal) => refusal.error(),
-        None if revision == Revision::Older => {
-            serde_json::to_value(McpError::method_not_found::<DiscoverRequestMethod>()).ok()
-        }
-        None => None,
+    let older_refusal = || {
+        state.options.discover_error.as_ref().map_or_else(
+            || serde_json::to_value(McpError::method_not_found::<DiscoverRequestMethod>()).ok(),
+            |refusal| refusal.error(),
+        )
     };
-    let transport = Stdio::new(lifecycle.clone(), refusal);
-    match revision {
-        Revision::Modern => run(Fixture::new(state), transport, &lifecycle).await,
-        Revision::Older => run(Fixture::older(state), transport, &lifecycle).await,
+    let refusal = match (&state.options.discover_error, revision) {
+        (Some(refusal), _) => refusal.error(),
+        (None, Revision::Older) => older_refusal(),
+        (None, _) => None,
+    };
+    let mut transport = Stdio::new(lifecycle.clone(), refusal);
+    let older = match revision {
+        Revision::Modern => false,
+        Revision::Older => true,
+        // The first request decides which handler serves the connection, and what the
+        // transport refuses from then on.
+        Revision::Dual => {
+            let lock = dual::lock(transport.first_request().await);
+            transport.refuse_discover = (lock == dual::Lock::Older)
+                .then(older_refusal)
+                .flatten();
+            transport.refuse_initialize = lock == dual::Lock::Modern;
+            lock == dual::Lock::Older
+        }
+    };
+    if older {
+        run(Fixture::older(state), transport, &lifecycle).await
+    } else {
+        run(Fixture::new(state), transport, &lifecycle).await
     }
 }
 
@@ -115,6 +134,10 @@ struct Stdio {
     /// The error that answers `server/discover`, if the server refuses it: the older revision
     /// does not know the method, and `--discover-error` refuses it as it says.
     refuse_discover: Option<Value>,
+    /// `--revision dual` locked to 2026-07-28: `initialize` gets -32022 (`crate::dual`).
+    refuse_initialize: bool,
+    /// The first request, read before the handler was chosen (`--revision dual`).
+    first: Option<RxJsonRpcMessage<RoleServer>>,
 }
 
 impl Stdio {
@@ -127,6 +150,28 @@ impl Stdio {
             end_deadline: None,
             started: false,
             refuse_discover,
+            refuse_initialize: false,
+            first: None,
+        }
+    }
+
+    /// Reads up to the first request and keeps it for [`Transport::receive`]; messages before
+    /// it are ignored, as `receive` ignores them. `None` when stdin ends first.
+    async fn first_request(&mut self) -> Option<&RxJsonRpcMessage<RoleServer>> {
+        while self.first.is_none() {
+            match self.inner.receive().await? {
+                message @ JsonRpcMessage::Request(_) => self.first = Some(message),
+                _ => log::info("stdio", "ignored a message before the first request"),
+            }
+        }
+        self.first.as_ref()
+    }
+
+    /// The next message: the one kept by [`Stdio::first_request`], then stdin's.
+    async fn next_message(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        match self.first.take() {
+            Some(message) => Some(message),
+            None => self.inner.receive().await,
         }
     }
 
@@ -180,7 +225,15 @@ impl Transport<RoleServer> for Stdio {
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
-        while let Some(message) = self.inner.receive().await {
+        while let Some(message) = self.next_message().await {
+            if self.refuse_initialize
+                && let Some(answer) = dual::refuse_initialize(&message)
+            {
+                if let Err(error) = self.inner.send(answer).await {
+                    log::warning("stdio", &format!("cannot answer initialize: {error}"));
+                }
+                continue;
+            }
             match &message {
                 // rmcp would answer -32022 (unsupported version) before any handler sees it;
                 // a server of 2025-11-25 answers -32601, the answer of the bridge's detection,

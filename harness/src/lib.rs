@@ -30,6 +30,7 @@ pub(crate) mod args;
 pub mod check;
 pub mod cli;
 pub mod client;
+pub mod copilot_runtime;
 pub mod crowd;
 pub mod embedded;
 pub mod exit;

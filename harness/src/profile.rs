@@ -11,7 +11,8 @@ use crate::format::Profile;
 /// between the two frames was seen); a late answer still arrives on that connection.
 pub const COPILOT_DISCOVER_WAIT: Duration = Duration::from_millis(600);
 
-/// What the Copilot CLI does after its `server/discover` probe (C1).
+/// What the Copilot CLI does after its `server/discover` probe (C1); which one, by runtime
+/// version: `crate::copilot_runtime`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AfterDiscover {
     /// It sends `initialize` (2025-11-25): after no answer in time, after an error such as
@@ -19,9 +20,12 @@ pub enum AfterDiscover {
     Initialize,
     /// It gives up the server: the answer was -32602 (invalid params).
     Abort,
+    /// It takes the 2026-07-28 path on the same connection, with no `initialize`: the discover
+    /// result came in time (runtimes from 1.0.92 on; `crate::copilot_runtime`).
+    Modern,
 }
 
-/// The Copilot CLI's step after `answer` (the whole response frame; `None` when none came in
+/// The step of the Copilot CLI 1.0.79–1.0.82 after `answer` (the whole response frame; `None` when none came in
 /// [`COPILOT_DISCOVER_WAIT`]).
 pub fn copilot_after_discover(answer: Option<&Value>) -> AfterDiscover {
     let code = answer

@@ -14,6 +14,7 @@ mod support;
 
 mod conformance_tools;
 mod discover;
+mod dual;
 mod embedded_pki;
 mod https;
 mod input;
@@ -23,4 +24,5 @@ mod oauth;
 mod older;
 mod older_http;
 mod process;
+mod start_delay;
 mod tools;

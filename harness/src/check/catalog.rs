@@ -56,7 +56,11 @@ checks! {
     DISCOVER_STOPS = "discover.stops", "blocker", Copilot,
         "The server exits or closes its stdout on `server/discover`, the Copilot harness's first request: it records a failure for good.";
     DISCOVER_INVALID_PARAMS = "discover.invalid-params", "blocker", Copilot,
-        "The server answers `server/discover` with -32602 (the Python SDK 1.x does): the Copilot CLI aborts the start and sends no `initialize`.";
+        "The server answers `server/discover` with -32602 (the Python SDK 1.x does): the Copilot CLI 1.0.79–1.0.82 (`--copilot-runtime 1.0.82`) aborts the start and sends no `initialize`; runtime 1.0.102 sends `initialize` after it.";
+    DISCOVER_ERA_LOCK = "discover.era-lock", "blocker when a start's discover answer comes after the window, else warning", Copilot,
+        "Probed directly: `server/discover`, then `initialize` on the same connection. A server that locks its connection at `server/discover` (the Python SDK 2.x, the TypeScript SDK v2, FastMCP 4) refuses that `initialize` with -32022; the Copilot runtime sends it when the discover answer misses its window (9.8 s in 1.0.102), and the server never starts. The warning gives the margin.";
+    DISCOVER_LATE = "discover.late", "warning", Copilot,
+        "The answer to `server/discover` came after the runtime's window: it had sent `initialize` on the same connection already.";
     INITIALIZE = "initialize", "blocker", Both,
         "`initialize` fails, gets no answer in time or the server closes its stdout: the server does not start (with the last line of its stderr).";
     LIST = "list", "blocker", Both,
@@ -91,8 +95,8 @@ checks! {
         "The server asks for roots: the Copilot harness has none (C2).";
     ICONS = "icons", "warning", Both,
         "Icons that VS Code drops: types other than PNG, JPEG, GIF and WebP, `http:`/`https:` icons of a stdio server (O10).";
-    STARTUP_TIME = "startup.time", "warning, blocker past 60 s on Copilot", Both,
-        "A slow `initialize`: VS Code logs \"Waiting for server to respond\" every 5 s; the Copilot harness gives up after 60 s.";
+    STARTUP_TIME = "startup.time", "warning, blocker past the 60 s budget on Copilot", Both,
+        "A slow `initialize`: VS Code logs \"Waiting for server to respond\" every 5 s; the Copilot runtime gives `initialize` 60 s, then records a failure and does not start the server again in the session. Each start (`--starts`) is reported against the budget.";
     STDOUT = "stdout", "warning", Both,
         "A stdout line that is not JSON-RPC: VS Code skips it (R7).";
     CALL = "call", "blocker, warning for `isError`", Both,

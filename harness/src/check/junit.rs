@@ -126,12 +126,26 @@ pub fn render(report: &Report) -> String {
         "  <testsuite name=\"{name}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\" time=\"{time}\">"
     );
     let _ = writeln!(out, "    <properties>");
-    for (k, v) in [
-        ("target", report.target.clone()),
-        ("path", super::render::path_name(report.path).to_string()),
-        ("path_reason", report.path_reason.clone()),
-        ("exit_code", report.exit_code().to_string()),
-    ] {
+    let mut properties = vec![
+        ("target".to_string(), report.target.clone()),
+        (
+            "path".to_string(),
+            super::render::path_name(report.path).to_string(),
+        ),
+        ("path_reason".to_string(), report.path_reason.clone()),
+        ("exit_code".to_string(), report.exit_code().to_string()),
+    ];
+    // Which client can use the server as it is, and which needs the bridge.
+    for v in &report.verdicts {
+        properties.push((format!("client.{}", v.client), v.text()));
+    }
+    for start in &report.starts {
+        properties.push((
+            format!("copilot.start.{}", start.n),
+            super::starts::line(start, &report.runtime),
+        ));
+    }
+    for (k, v) in properties {
         let _ = writeln!(
             out,
             "      <property name=\"{k}\" value=\"{}\"/>",

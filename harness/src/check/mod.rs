@@ -9,9 +9,12 @@ pub mod catalog;
 mod conn;
 mod expect;
 mod junit;
+mod markdown;
 mod probe;
 mod render;
 mod rules;
+mod starts;
+mod verdict;
 mod via;
 
 use std::path::PathBuf;
@@ -54,6 +57,9 @@ pub struct Problem {
     pub tool: Option<String>,
     pub profile: Option<&'static str>,
     pub status: Status,
+    /// Found by a start of the server without the bridge (starts.rs): it does not say what
+    /// the bridge's path does.
+    pub direct: bool,
 }
 
 impl Problem {
@@ -64,6 +70,7 @@ impl Problem {
             message,
             tool: None,
             profile: None,
+            direct: false,
             status: match severity {
                 Severity::Blocker => Status::Blocking,
                 Severity::Warning => Status::Warning,
@@ -87,6 +94,12 @@ impl Problem {
 
     pub fn profile(mut self, p: crate::format::Profile) -> Self {
         self.profile = Some(probe::profile_name(p));
+        self
+    }
+
+    /// Marks a problem of a start without the bridge.
+    pub fn direct(mut self) -> Self {
+        self.direct = true;
         self
     }
 }
@@ -147,6 +160,10 @@ struct Args {
     /// Writes the report of --format to this file; stdout then gets the table.
     #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
+    /// Appends the report as Markdown tables to this file (a CI job's summary, such as
+    /// $GITHUB_STEP_SUMMARY), escaped and capped.
+    #[arg(long, value_name = "FILE")]
+    summary: Option<PathBuf>,
     /// A check id (docs/harness.md) that the server is known to fail: its problems do not
     /// block, and its absence fails the run (exit 3). Repeatable.
     #[arg(long = "expect-fail", value_name = "ID")]
@@ -174,6 +191,21 @@ struct Args {
     /// The bound of each wait for a response, in seconds.
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600))]
     timeout: u64,
+    /// The Copilot runtime to play: its discover window, its answer to each discover outcome
+    /// and its `initialize` budget.
+    #[arg(long, value_enum, default_value = "1.0.102", value_name = "VERSION")]
+    copilot_runtime: crate::copilot_runtime::Version,
+    /// The runtime's discover window in milliseconds, in place of the version's (tests scale
+    /// it down; default: HARNESS_COPILOT_WINDOW_MS, else the version's).
+    #[arg(long, value_name = "MS")]
+    copilot_window_ms: Option<u64>,
+    /// The runtime's `initialize` budget in milliseconds, in place of 60 s (tests scale it
+    /// down; default: HARNESS_INITIALIZE_BUDGET_MS, else 60000).
+    #[arg(long, value_name = "MS")]
+    initialize_budget_ms: Option<u64>,
+    /// How many times the Copilot runtime's start is tried directly, each a fresh process.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    starts: u32,
     /// The URL of a server (Streamable HTTP), checked through the bridge.
     url: Option<String>,
     /// The command of a stdio server, after `--`.
@@ -186,6 +218,7 @@ pub struct Plan {
     profiles: Vec<crate::format::Profile>,
     format: Format,
     output: Option<PathBuf>,
+    summary: Option<PathBuf>,
     expectations: expect::Expectations,
     call: Option<(String, Value)>,
     bridge: PathBuf,
@@ -193,6 +226,8 @@ pub struct Plan {
     via: Via,
     bound: Duration,
     target: Target,
+    runtime: crate::copilot_runtime::Runtime,
+    starts: u32,
 }
 
 /// The server: a command or a URL.
@@ -228,11 +263,18 @@ pub fn main(argv: &[String], runtime: &tokio::runtime::Runtime) -> ExitCode {
     };
     let mut report = runtime.block_on(run(&plan));
     expect::apply(&mut report, &plan.expectations);
+    report.verdicts = verdict::clients(&report, report.direct);
     let text = match plan.format {
         Format::Text => render::table(&report),
         Format::Json => format!("{:#}", render::json(&report)),
         Format::Junit => junit::render(&report),
     };
+    if let Some(file) = &plan.summary
+        && let Err(e) = append(file, &markdown::render(&report))
+    {
+        eprintln!("harness check: cannot write {}: {e}", file.display());
+        return ExitCode::from(2);
+    }
     match &plan.output {
         None => println!("{text}"),
         Some(file) => {
@@ -244,6 +286,16 @@ pub fn main(argv: &[String], runtime: &tokio::runtime::Runtime) -> ExitCode {
         }
     }
     ExitCode::from(report.exit_code())
+}
+
+/// Appends `text` to `file` (a job summary gathers the steps of the job).
+fn append(file: &std::path::Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(file)?;
+    f.write_all(text.as_bytes())
 }
 
 fn plan(args: Args) -> Result<Plan, String> {
@@ -288,6 +340,7 @@ fn plan(args: Args) -> Result<Plan, String> {
     Ok(Plan {
         expectations,
         output: args.output,
+        summary: args.summary,
         profiles: match args.profile {
             ProfileArg::Local => vec![Profile::Local],
             ProfileArg::Copilot => vec![Profile::Copilot],
@@ -300,7 +353,28 @@ fn plan(args: Args) -> Result<Plan, String> {
         via: args.via,
         bound: Duration::from_secs(args.timeout),
         target,
+        runtime: runtime(
+            args.copilot_runtime,
+            args.copilot_window_ms,
+            args.initialize_budget_ms,
+        ),
+        starts: args.starts,
     })
+}
+
+/// The runtime of the options: the version's timing, scaled by the options, else by the
+/// environment (`crate::copilot_runtime`).
+fn runtime(
+    version: crate::copilot_runtime::Version,
+    window_ms: Option<u64>,
+    budget_ms: Option<u64>,
+) -> crate::copilot_runtime::Runtime {
+    use crate::copilot_runtime::{BUDGET_ENV, Runtime, WINDOW_ENV};
+    let env = |name: &str| std::env::var(name).ok()?.trim().parse::<u64>().ok();
+    Runtime::of(version).scaled(
+        window_ms.or_else(|| env(WINDOW_ENV)),
+        budget_ms.or_else(|| env(BUDGET_ENV)),
+    )
 }
 
 /// The whole report.
@@ -322,6 +396,13 @@ pub struct Report {
     pub missing: Vec<&'static catalog::Check>,
     /// What was expected to fail and what was allowed.
     pub expectations: (Vec<&'static catalog::Check>, Vec<&'static catalog::Check>),
+    /// The Copilot runtime played, and its starts of the server without the bridge.
+    pub runtime: crate::copilot_runtime::Runtime,
+    pub starts: Vec<starts::Start>,
+    /// Which client can use the server as it is (verdict.rs).
+    pub verdicts: Vec<verdict::Verdict>,
+    /// Whether the server answered a 2025-11-25 `initialize` itself (`--via auto`).
+    pub direct: verdict::Direct,
 }
 
 impl Report {
@@ -347,8 +428,9 @@ impl Report {
 }
 
 async fn run(plan: &Plan) -> Report {
-    let (path, path_reason) = via::choose(plan).await;
+    let (path, path_reason, direct) = via::choose(plan).await;
     let mut report = run_path(plan, path, path_reason).await;
+    report.direct = direct;
     // An older server that VS Code talks to directly: the report also says what the bridge
     // makes of it (it relays an older server, with its repairs), for an author who puts it
     // in front. Only the direct path decides the exit code.
@@ -356,6 +438,19 @@ async fn run(plan: &Plan) -> Report {
         let why = "the same server through the bridge, which relays an older server and repairs what VS Code would refuse";
         let bridged = run_path(plan, Path::Bridge, why.into()).await;
         report.bridged = Some(Box::new(bridged));
+    }
+    // The Copilot runtime's own starts, without the bridge: a stdio server only (a URL is
+    // reached through the bridge's URL form).
+    if let Target::Command(cmd) = &plan.target
+        && plan.profiles.contains(&crate::format::Profile::Copilot)
+        && let Some((program, args)) = cmd.split_first()
+    {
+        for n in 1..=plan.starts {
+            let program = PathBuf::from(program);
+            let (start, problems) = starts::run(&program, args, &plan.runtime, plan.bound, n).await;
+            report.starts.push(start);
+            report.problems.extend(problems);
+        }
     }
     report
 }
@@ -378,9 +473,9 @@ async fn run_path(plan: &Plan, path: Path, path_reason: String) -> Report {
         let tag = format!("check-{}-{}", std::process::id(), uuid::Uuid::new_v4());
         let (program, args) = via::command_line(plan, path);
         let r = match conn::Conn::spawn(&program, &args, profile, &tag) {
-            Ok(c) => probe::run(c, profile, plan.bound, plan.call.as_ref()).await,
+            Ok(c) => probe::run(c, profile, plan.runtime, plan.bound, plan.call.as_ref()).await,
             Err(e) => {
-                let mut r = probe::run_failed(profile);
+                let mut r = probe::run_failed(profile, plan.runtime);
                 r.problems.push(
                     Problem::new(
                         Severity::Blocker,
@@ -430,6 +525,10 @@ async fn run_path(plan: &Plan, path: Path, path_reason: String) -> Report {
         total_ms: t0.elapsed().as_millis(),
         missing: Vec::new(),
         expectations: (Vec::new(), Vec::new()),
+        runtime: plan.runtime,
+        starts: Vec::new(),
+        verdicts: Vec::new(),
+        direct: verdict::Direct::Unknown,
     }
 }
 

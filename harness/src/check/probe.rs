@@ -10,11 +10,9 @@ use serde_json::{Map, Value, json};
 use super::catalog::{self, Check};
 use super::conn::{Broken, Conn};
 use super::{Problem, Severity};
+use crate::copilot_runtime::Runtime;
 use crate::format::Profile;
-use crate::profile::{
-    AfterDiscover, COPILOT_DISCOVER_WAIT, copilot_after_discover, copilot_discover,
-    initialize_params, notification,
-};
+use crate::profile::{AfterDiscover, copilot_discover, initialize_params, notification};
 
 /// VS Code has no page limit; the check stops after this many pages of one list.
 pub const PAGE_CAP: usize = 100;
@@ -68,6 +66,8 @@ pub struct Run {
     /// Copilot: what `server/discover` got (`answer`: result, error with its `code`, or none
     /// within the wait).
     pub discover: Option<Value>,
+    /// The Copilot runtime played (its window and its `initialize` budget).
+    pub runtime: Runtime,
 }
 
 impl Run {
@@ -96,10 +96,11 @@ fn blocker(p: Profile, check: &'static Check, message: String) -> Problem {
 pub async fn run(
     mut conn: Conn,
     profile: Profile,
+    runtime: Runtime,
     bound: Duration,
     call: Option<&(String, Value)>,
 ) -> Run {
-    let mut run = run_failed(profile);
+    let mut run = run_failed(profile, runtime);
     steps(&mut conn, &mut run, bound, call).await;
     if profile == Profile::Copilot {
         late_discover(&mut conn, &mut run);
@@ -139,8 +140,30 @@ async fn steps(conn: &mut Conn, run: &mut Run, bound: Duration, call: Option<&(S
         return;
     }
     let t_init = Instant::now();
-    let init = match conn.call("initialize", initialize_params(p), bound).await {
+    // The Copilot runtime gives initialize its budget and then gives the server up.
+    let budget = run.runtime.budget;
+    let wait = if p == Profile::Copilot {
+        bound.min(budget)
+    } else {
+        bound
+    };
+    let init = match conn.call("initialize", initialize_params(p), wait).await {
         Ok(r) => r,
+        Err(Broken::Timeout) if p == Profile::Copilot && budget <= bound => {
+            let cause = stderr_cause(conn).await;
+            run.problems.push(blocker(
+                p,
+                &catalog::STARTUP_TIME,
+                format!(
+                    "no answer to initialize within the {} ms budget of the Copilot runtime {}: \
+                     it records a failure and does not start the server again in the \
+                     session{cause}",
+                    budget.as_millis(),
+                    run.runtime.version.name()
+                ),
+            ));
+            return;
+        }
         Err(e) => {
             let cause = stderr_cause(conn).await;
             run.problems.push(blocker(
@@ -244,8 +267,10 @@ async fn steps(conn: &mut Conn, run: &mut Run, bound: Duration, call: Option<&(S
 }
 
 /// The Copilot CLI's probe (C1): `server/discover` first; `initialize` follows once an answer
-/// came or [`COPILOT_DISCOVER_WAIT`] passed, whatever the answer, except -32602, on which the
-/// CLI gives the server up. False when the Copilot harness would not go on.
+/// came or the runtime's window passed, unless the runtime gives the server up (1.0.82 after
+/// -32602). After a discover result in time runtime 1.0.102 takes the 2026-07-28 path instead
+/// (the starts of starts.rs play it); this run goes on with `initialize`, the face that the
+/// bridge's path and an older server show. False when the Copilot harness would not go on.
 async fn copilot_probe(conn: &mut Conn, run: &mut Run) -> bool {
     let p = run.profile;
     if let Err(e) = conn.send(&copilot_discover()).await {
@@ -255,7 +280,7 @@ async fn copilot_probe(conn: &mut Conn, run: &mut Run) -> bool {
     }
     let id = conn.take_id();
     let t = Instant::now();
-    let answer = match conn.response(id, COPILOT_DISCOVER_WAIT).await {
+    let answer = match conn.response(id, run.runtime.window).await {
         Ok(a) => Some(a),
         Err(Broken::Timeout) => None,
         Err(e) => {
@@ -277,7 +302,7 @@ async fn copilot_probe(conn: &mut Conn, run: &mut Run) -> bool {
             None => json!({"answer": "result", "ms": ms(t)}),
         },
     });
-    if copilot_after_discover(answer.as_ref()) == AfterDiscover::Abort {
+    if run.runtime.after_discover(answer.as_ref()) == AfterDiscover::Abort {
         let m = invalid_params(
             answer.as_ref(),
             "the Copilot CLI aborts the start of the server and sends no initialize",
@@ -317,11 +342,11 @@ fn late_discover(conn: &mut Conn, run: &mut Run) {
         });
         d["late_code"] = late.pointer("/error/code").cloned().unwrap_or(Value::Null);
     }
-    if copilot_after_discover(Some(&late)) == AfterDiscover::Abort {
+    if run.runtime.after_discover(Some(&late)) == AfterDiscover::Abort {
         let then = format!(
             "it came after the {} ms that the Copilot CLI waits, so here it had sent \
              initialize already; on a start within that wait it aborts the server",
-            COPILOT_DISCOVER_WAIT.as_millis()
+            run.runtime.window.as_millis()
         );
         let m = invalid_params(Some(&late), &then);
         run.problems
@@ -446,8 +471,9 @@ fn call_params(p: Profile, tool: &str, args: &Value) -> Map<String, Value> {
 }
 
 /// The run of a profile whose process did not start.
-pub fn run_failed(profile: Profile) -> Run {
+pub fn run_failed(profile: Profile, runtime: Runtime) -> Run {
     Run {
+        runtime,
         profile,
         init: None,
         lists: Vec::new(),

@@ -189,6 +189,13 @@ pub fn json(report: &Report) -> Value {
         "expected_failures": report.expectations.0.iter().map(|c| json!({"id": c.id, "present": !report.missing.contains(c)})).collect::<Vec<_>>(),
         "allowed": report.expectations.1.iter().map(|c| c.id).collect::<Vec<_>>(),
         "exit_code": report.exit_code(),
+        "copilot_runtime": {
+            "version": report.runtime.version.name(),
+            "window_ms": report.runtime.window.as_millis() as u64,
+            "budget_ms": report.runtime.budget.as_millis() as u64,
+        },
+        "starts": report.starts.iter().map(|s| super::starts::json(s, &report.runtime)).collect::<Vec<_>>(),
+        "clients": report.verdicts.iter().map(super::verdict::Verdict::json).collect::<Vec<_>>(),
     })
 }
 
@@ -261,6 +268,17 @@ pub fn table(report: &Report) -> String {
             get("ready_ms"),
             get("stop_ms")
         );
+    }
+    for start in &report.starts {
+        let _ = writeln!(
+            out,
+            "copilot:    {} (runtime {})",
+            super::starts::line(start, &report.runtime),
+            report.runtime.version.name()
+        );
+    }
+    for v in &report.verdicts {
+        let _ = writeln!(out, "client:     {:<8} {}", v.client, v.text());
     }
     let _ = writeln!(out);
     let width = report

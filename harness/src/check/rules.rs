@@ -17,8 +17,6 @@ const MAX_DEPTH: usize = 64;
 const MANY_TOOLS: usize = 128;
 /// VS Code logs "Waiting for server to respond to `initialize` request..." every 5 s.
 const SLOW_START_MS: u64 = 5000;
-/// The Copilot harness's budget for the start of a server.
-const COPILOT_BUDGET_MS: u64 = 60_000;
 
 /// One tool as VS Code sees it.
 #[derive(Debug, Clone)]
@@ -337,11 +335,14 @@ pub fn server_problems(run: &Run, path: Path) -> Vec<Problem> {
         .get("initialize_ms")
         .and_then(Value::as_u64)
         .unwrap_or(0);
-    if p == Profile::Copilot && ready > COPILOT_BUDGET_MS {
+    let budget = run.runtime.budget.as_millis() as u64;
+    if p == Profile::Copilot && ready > budget {
         out.push(prob(
             Severity::Blocker,
             &catalog::STARTUP_TIME,
-            format!("initialize took {ready} ms: the Copilot harness gives up after 60 s"),
+            format!(
+                "initialize took {ready} ms: the Copilot runtime gives up after its {budget} ms                  budget"
+            ),
         ));
     } else if ready > SLOW_START_MS {
         out.push(prob(

@@ -10,6 +10,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::conn::Conn;
+use super::verdict::Direct;
 use super::{Path, Plan, Target, Via};
 use crate::format::Profile;
 use crate::profile::initialize_params;
@@ -18,19 +19,34 @@ use crate::profile::initialize_params;
 /// long as `--timeout` says).
 const PROBE_WAIT: Duration = Duration::from_secs(10);
 
-/// The path, and why it was taken.
-pub async fn choose(plan: &Plan) -> (Path, String) {
+/// The path, why it was taken, and whether the server answered a 2025-11-25 `initialize`
+/// itself (what VS Code's Local harness needs without the bridge).
+pub async fn choose(plan: &Plan) -> (Path, String, Direct) {
     let cmd = match (&plan.target, plan.via) {
         (Target::Url(_), _) => {
             return (
                 Path::Bridge,
                 "a URL: checked through the bridge's URL form".into(),
+                Direct::Unknown,
             );
         }
-        (_, Via::Direct) => return (Path::Direct, "--via direct".into()),
-        (_, Via::Bridge) => return (Path::Bridge, "--via bridge".into()),
+        (_, Via::Direct) => return (Path::Direct, "--via direct".into(), Direct::Unknown),
+        (_, Via::Bridge) => return (Path::Bridge, "--via bridge".into(), Direct::Unknown),
         (Target::Command(c), Via::Auto) => c,
     };
+    let (path, why) = probe_paths(plan, cmd).await;
+    let direct = if path == Path::Direct || why.contains(BOTH_ERAS) {
+        Direct::Initializes
+    } else {
+        Direct::DoesNotInitialize
+    };
+    (path, why, direct)
+}
+
+/// In the reason of a server that answers both a 2025-11-25 `initialize` and `server/discover`.
+const BOTH_ERAS: &str = "and also server/discover for";
+
+async fn probe_paths(plan: &Plan, cmd: &[String]) -> (Path, String) {
     let wait = plan.bound.min(PROBE_WAIT);
     let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":initialize_params(Profile::Local)});
     let answer = match probe(cmd, &init, wait).await {
@@ -66,7 +82,7 @@ pub async fn choose(plan: &Plan) -> (Path, String) {
     if version == "2026-07-28" {
         return (
             Path::Bridge,
-            "the server answers initialize with 2026-07-28".into(),
+            "the server answers initialize with 2026-07-28, not 2025-11-25".into(),
         );
     }
     let discover = crate::profile::copilot_discover();
@@ -78,8 +94,7 @@ pub async fn choose(plan: &Plan) -> (Path, String) {
         return (
             Path::Bridge,
             format!(
-                "the server answers a 2025-11-25 initialize and also server/discover for \
-                 2026-07-28: checked as a 2026-07-28 server behind the bridge; --via direct \
+                "the server answers a 2025-11-25 initialize {BOTH_ERAS} 2026-07-28: checked as a 2026-07-28 server behind the bridge; --via direct \
                  checks its {version} face"
             ),
         );

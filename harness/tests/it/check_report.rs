@@ -102,7 +102,7 @@ fn schema_validator() -> jsonschema::Validator {
         .expect("the report schema compiles")
 }
 
-fn assert_valid(out: &Out) -> Value {
+pub fn assert_valid(out: &Out) -> Value {
     let report = out.json();
     let errors: Vec<String> = schema_validator()
         .iter_errors(&report)
@@ -123,7 +123,8 @@ fn junit_of_the_fixture_is_valid_xml_with_one_passing_case_per_check() {
 #[test]
 fn junit_of_the_python_sdk_server_fails_the_copilot_discover_check() {
     let Some(cmd) = python_server() else { return };
-    let out = check_cmd(&["--format", "junit"], &cmd);
+    // The runtime that aborts on -32602 (1.0.102 sends initialize after it).
+    let out = check_cmd(&["--format", "junit", "--copilot-runtime", "1.0.82"], &cmd);
     assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
     let cases = junit_cases(&out);
     assert_eq!(
@@ -145,6 +146,8 @@ fn an_expect_fail_of_a_present_problem_exits_0_and_of_an_absent_one_exits_3() {
         &[
             "--format",
             "junit",
+            "--copilot-runtime",
+            "1.0.82",
             "--expect-fail",
             "discover.invalid-params",
         ],
@@ -246,7 +249,13 @@ fn json_reports_validate_against_the_documented_schema() {
     assert!(r["through_bridge"].is_object());
     if let Some(cmd) = python_server() {
         let r = assert_valid(&check_cmd(
-            &["--json", "--expect-fail", "discover.invalid-params"],
+            &[
+                "--json",
+                "--copilot-runtime",
+                "1.0.82",
+                "--expect-fail",
+                "discover.invalid-params",
+            ],
             &cmd,
         ));
         assert_eq!(r["exit_code"], 0);

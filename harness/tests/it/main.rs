@@ -12,6 +12,7 @@ mod bins;
 mod check;
 mod check_ids;
 mod check_report;
+mod check_starts;
 mod doc_paths;
 mod early_end;
 mod relay_tcp;

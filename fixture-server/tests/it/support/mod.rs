@@ -166,6 +166,13 @@ impl Server {
         server
     }
 
+    /// The same server with its frames checked against the schema of `revision` from now on
+    /// (`--revision dual`, once a test has locked the connection to an era).
+    pub fn checked_as(mut self, revision: &'static str) -> Self {
+        self.revision = revision;
+        self
+    }
+
     /// Starts the fixture without arguments.
     pub fn new() -> Self {
         Self::start(&[])
