@@ -52,9 +52,7 @@ pub async fn serve(options: Options, revision: Revision) -> Result<(), String> {
         // transport refuses from then on.
         Revision::Dual => {
             let lock = dual::lock(transport.first_request().await);
-            transport.refuse_discover = (lock == dual::Lock::Older)
-                .then(older_refusal)
-                .flatten();
+            transport.refuse_discover = (lock == dual::Lock::Older).then(older_refusal).flatten();
             transport.refuse_initialize = lock == dual::Lock::Modern;
             lock == dual::Lock::Older
         }

@@ -124,6 +124,19 @@ async fn probe(cmd: &[String], frame: &Value, wait: Duration) -> Result<Option<V
     Ok(answer)
 }
 
+/// The bridge's own bound for a slow start (its `--answer-initialize-after`, 40 s by default,
+/// inside the runtime's 60 s) when the runtime's `initialize` budget is scaled below 60 s: two
+/// thirds of it, at least the bridge's 1 s, so that the bridge answers in the budget as it does
+/// in the runtime's own.
+fn early_answer(plan: &Plan) -> Vec<String> {
+    let budget = plan.runtime.budget;
+    if budget >= Duration::from_secs(60) {
+        return Vec::new();
+    }
+    let seconds = (budget.as_millis() * 2 / 3 / 1000).max(1);
+    vec!["--answer-initialize-after".to_string(), seconds.to_string()]
+}
+
 /// The program and the arguments of one run.
 pub fn command_line(plan: &Plan, path: Path) -> (PathBuf, Vec<String>) {
     match (&plan.target, path) {
@@ -135,12 +148,13 @@ pub fn command_line(plan: &Plan, path: Path) -> (PathBuf, Vec<String>) {
             )
         }
         (Target::Command(cmd), Path::Bridge) => {
-            let mut args = vec!["--".to_string()];
+            let mut args = early_answer(plan);
+            args.push("--".to_string());
             args.extend(cmd.iter().cloned());
             (plan.bridge.clone(), args)
         }
         (Target::Url(url), _) => {
-            let mut args = Vec::new();
+            let mut args = early_answer(plan);
             if let Some(ca) = &plan.ca_file {
                 args.push("--ca-file".to_string());
                 args.push(ca.to_string_lossy().into_owned());
