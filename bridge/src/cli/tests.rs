@@ -31,6 +31,7 @@ fn defaults_and_command() {
         Target::Command {
             command: "/bin/srv".into(),
             args: vec!["--its-args".into(), "x".into()],
+            secret_env: Vec::new(),
         }
     );
     // After `--`, nothing is examined: not even --help or an unknown option.

@@ -29,17 +29,20 @@ pub struct ChildOptions {
     pub pid: Arc<AtomicU32>,
 }
 
-/// Starts `command` with `args` as the transport of lines over its pipes; its stderr is the
+/// Starts `command` with `args` (and the variables of `env` added to the bridge's
+/// environment, for this child alone) as the transport of lines over its pipes; its stderr is the
 /// bridge's stderr, so that its lines reach VS Code's Output channel.
 pub fn spawn(
     command: &std::ffi::OsStr,
     args: &[std::ffi::OsString],
+    env: &super::connect::ChildEnv,
     opts: &ChildOptions,
     events: Events,
     room: Room,
 ) -> io::Result<Arc<LineTransport>> {
     let mut wrap = CommandWrap::with_new(command, |c| {
         c.args(args)
+            .envs(env.0.iter().map(|(name, value)| (name, value)))
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped());
         c.stderr(std::process::Stdio::inherit());
@@ -253,6 +256,7 @@ mod tests {
         spawn(
             "sh".as_ref(),
             &["-c".into(), script.into()],
+            &Default::default(),
             &opts(grace),
             tx,
             Room::unlimited(),
@@ -275,6 +279,7 @@ mod tests {
             spawn(
                 "/nonexistent/upstream".as_ref(),
                 &[],
+                &Default::default(),
                 &opts(SHUTDOWN_GRACE),
                 tx,
                 Room::unlimited()

@@ -30,6 +30,8 @@ pub enum Target {
         command: OsString,
         /// Its arguments.
         args: Vec<OsString>,
+        /// Variables for the child alone: the bridge's own secrets of `--secret-env`.
+        env: ChildEnv,
     },
     /// `<url>`: Streamable HTTP, with the sign-in that gives its requests their bearer (M4;
     /// `None` with a static `Authorization` header).
@@ -37,6 +39,19 @@ pub enum Target {
     /// M5: a server of revision 2026-07-28 in the same process, over an in-memory pipe with
     /// the line framing of stdio; each connection (each `initialize`) asks for a new pipe.
     Pipe(PipeConnect),
+}
+
+/// Variables that only the upstream command gets (docs/secrets.md): never set in the
+/// bridge's own environment. `Debug` shows the names, never a value.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct ChildEnv(pub Vec<(OsString, OsString)>);
+
+impl fmt::Debug for ChildEnv {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|(name, _)| name))
+            .finish()
+    }
 }
 
 /// One end of an in-memory pipe to a server in the same process: the bridge reads the
@@ -124,13 +139,13 @@ pub fn connect(
 ) -> Result<Connection, ConnectError> {
     let (tx, events) = events();
     let transport: Arc<dyn Transport> = match target {
-        Target::Command { command, args } => {
+        Target::Command { command, args, env } => {
             let child = ChildOptions {
                 max_line_bytes: opts.max_line_bytes,
                 grace: opts.grace,
                 pid: Arc::clone(&opts.pid),
             };
-            child::spawn(command, args, &child, tx, room).map_err(|e| ConnectError {
+            child::spawn(command, args, env, &child, tx, room).map_err(|e| ConnectError {
                 cause: Cause::SpawnFailed,
                 line: format!("cannot start the upstream command: {e}"),
             })?
