@@ -53,7 +53,7 @@ pub enum HeaderSpec {
     /// the start (docs/secrets.md).
     Secret {
         name: String,
-        template: super::secret_refs::Template,
+        template: super::template::Template,
     },
 }
 

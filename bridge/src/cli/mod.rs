@@ -11,13 +11,15 @@
 //! [`parse`]; [`args`] the clap struct, its value parsers and the map of clap's errors;
 //! [`url_rule`] the URL rule; [`headers`] `--header` and `--header-env`
 //! ([`headers::resolve_headers`]); [`secret_refs`] `--secret-env` and `--secret-header`, the
-//! references to the bridge's own secrets; [`sign_in`] the sign-in options; `usage.rs` the
+//! references to the bridge's own secrets, with [`template`] the text of a secret header;
+//! [`sign_in`] the sign-in options; `usage.rs` the
 //! usage text.
 
 pub(crate) mod args;
 pub mod headers;
 pub mod secret_refs;
 pub mod sign_in;
+pub mod template;
 pub mod url_rule;
 
 use std::ffi::OsString;

@@ -9,6 +9,7 @@
 
 use super::ArgError;
 use super::headers::{HeaderSpec, check_name, is_value};
+pub use super::template::{Piece, Template};
 
 /// The hint of a secret name that is not valid.
 pub const NAME_HINT: &str = "use a secret name of 1 to 64 letters, digits, -, ., _, @ or +";
@@ -59,46 +60,6 @@ pub fn parse_secret_env(text: &str) -> Result<SecretEnv, ArgError> {
         var: var.to_owned(),
         name: secret_name(OPTION, name)?,
     })
-}
-
-/// One piece of the text of `--secret-header`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Piece {
-    /// Text as written.
-    Text(String),
-    /// `{name}`: the value of the secret.
-    Secret(String),
-}
-
-/// The text of a `--secret-header`: text and references, at least one reference.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Template(pub Vec<Piece>);
-
-impl Template {
-    /// The secrets that the text names, in order, each once.
-    pub fn names(&self) -> Vec<&str> {
-        let mut names: Vec<&str> = Vec::new();
-        for piece in &self.0 {
-            if let Piece::Secret(name) = piece
-                && !names.contains(&name.as_str())
-            {
-                names.push(name);
-            }
-        }
-        names
-    }
-
-    /// The text with each reference replaced by `value(name)`; `None` when a value is missing.
-    pub fn render(&self, value: impl Fn(&str) -> Option<String>) -> Option<String> {
-        let mut out = String::new();
-        for piece in &self.0 {
-            match piece {
-                Piece::Text(text) => out.push_str(text),
-                Piece::Secret(name) => out.push_str(&value(name)?),
-            }
-        }
-        Some(out)
-    }
 }
 
 /// Parses the value of `--secret-header`: `<header>=<text>`, where the text holds one or more

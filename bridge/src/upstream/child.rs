@@ -20,6 +20,19 @@ use crate::wire::writer::Room;
 /// The `shutdown_grace` of the stop sequence (R7, docs/exit-codes.md).
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
+/// Variables that only the upstream command gets (docs/secrets.md): never set in the
+/// bridge's own environment. `Debug` shows the names, never a value.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct ChildEnv(pub Vec<(std::ffi::OsString, std::ffi::OsString)>);
+
+impl std::fmt::Debug for ChildEnv {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|(name, _)| name))
+            .finish()
+    }
+}
+
 /// What a child needs besides its command line.
 #[derive(Clone)]
 pub struct ChildOptions {
@@ -35,7 +48,7 @@ pub struct ChildOptions {
 pub fn spawn(
     command: &std::ffi::OsStr,
     args: &[std::ffi::OsString],
-    env: &super::connect::ChildEnv,
+    env: &ChildEnv,
     opts: &ChildOptions,
     events: Events,
     room: Room,

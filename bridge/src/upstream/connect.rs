@@ -13,6 +13,7 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::Transport;
+pub use super::child::ChildEnv;
 use super::child::{self, ChildOptions};
 use super::events::{Inbox, events};
 use super::http::{HttpOptions, HttpTransport};
@@ -39,19 +40,6 @@ pub enum Target {
     /// M5: a server of revision 2026-07-28 in the same process, over an in-memory pipe with
     /// the line framing of stdio; each connection (each `initialize`) asks for a new pipe.
     Pipe(PipeConnect),
-}
-
-/// Variables that only the upstream command gets (docs/secrets.md): never set in the
-/// bridge's own environment. `Debug` shows the names, never a value.
-#[derive(Clone, Default, PartialEq, Eq)]
-pub struct ChildEnv(pub Vec<(OsString, OsString)>);
-
-impl fmt::Debug for ChildEnv {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list()
-            .entries(self.0.iter().map(|(name, _)| name))
-            .finish()
-    }
 }
 
 /// One end of an in-memory pipe to a server in the same process: the bridge reads the
