@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The keychain tests (bridge/src/auth/store/keychain_tests.rs, then bridge/tests/it/logout_index.rs
+# The keychain tests (bridge/src/auth/store/keychain_tests.rs and bridge/src/secrets/keychain_tests.rs, then bridge/tests/it/logout_index.rs
 # and bridge/tests/it/keychain.rs) against a real Secret Service: Debian's
 # gnome-keyring in a D-Bus session of its own (dbus-run-session), with a login collection that
 # a known test password unlocks, in a temporary HOME, and without a display (so the bridge must
@@ -99,6 +99,7 @@ MCP_KEYCHAIN_SESSION=1 dbus-run-session --config-file="$home/session.conf" -- ba
   # The store (a unit test), then logout, then the executable, whose last step locks the
   # collection.
   cargo test --workspace --locked --lib -- --nocapture --exact auth::store::keychain_tests::the_keychain_store_against_the_secret_service
+  cargo test --workspace --locked --lib -- --nocapture --exact secrets::keychain_tests::the_keychain_store_keeps_secrets_apart_from_the_sign_ins
   cargo test --workspace --locked --test it -- --nocapture --exact logout_index::logout_removes_the_sign_in_from_the_index_of_the_keychain
   cargo test --workspace --locked --test it -- --nocapture --exact keychain::the_keychain_store_through_the_executable
 ' keychain-tests "$home" 2> >(grep -v "Failed to set fd limit" >&2)

@@ -148,6 +148,12 @@ error_table! {
         "The upstream server needs a sign-in, but the bridge runs in the sandbox of VS Code. Disable the sandbox for this server.";
     SignInFailed, "sign_in_failed", INTERNAL_ERROR,
         "The sign-in at the authorization server of the upstream server failed. See the Output channel of the server.";
+    // The texts of the two secret causes are filled in (secrets/resolve.rs): each `<…>` is the
+    // name, the place, or the command as the user installed the bridge.
+    SecretMissing, "secret_missing", INTERNAL_ERROR,
+        "The secret <name> of the bridge is missing or cannot be read, thus the bridge did not start the upstream server. Run <command> in a terminal, then restart the server.";
+    SecretElsewhere, "secret_elsewhere", INTERNAL_ERROR,
+        "The configuration gives the secret <name> to <place>, but the secret is bound to another place. The bridge sent it nowhere. Correct the configuration, or bind the secret to this place with <command>.";
     SignInStartReused, "sign_in_start_reused", INTERNAL_ERROR,
         "The start URL of the sign-in received a second request, thus the bridge stopped the sign-in. Another program on the host of the bridge possibly opened the URL. Restart the server to sign in again. When this occurs again on a host that other users share, use --no-browser.";
 }

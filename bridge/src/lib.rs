@@ -63,7 +63,8 @@
 //!   its transports: a child process, a URL, or an in-memory pipe.
 //! - `front/`: the 2025-11-25 face for VS Code, in front of a server of any revision; its
 //!   `older/` holds what faces VS Code for an older server (L1-L3).
-//! - `logout/`: `mcp-bridge-vscode logout`; `embed/` (M5): the embedded bridge.
+//! - `logout/`: `mcp-bridge-vscode logout`; `secrets/`: `mcp-bridge-vscode secret` and the
+//!   bridge's own secrets of a start; `embed/` (M5): the embedded bridge.
 //! - `run.rs`: `run_cli`, the options, then serve, and one map of failures to their stderr
 //!   line and exit code (docs/exit-codes.md); `rules_doc_tests.rs`: the unit test that reads
 //!   the crate for rule ids. `main.rs`: the executable's `main`, which calls `run_cli` and
@@ -83,6 +84,7 @@ pub(crate) mod listen;
 pub(crate) mod log;
 pub(crate) mod logout;
 mod run;
+pub(crate) mod secrets;
 mod sync;
 #[cfg(test)]
 mod test_support;

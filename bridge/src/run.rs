@@ -8,6 +8,7 @@
 //! has its own codes. [`Failure`] is the one mapping from what stops the start to its line
 //! and its code.
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::io::Write;
 use std::process::ExitCode;
@@ -26,6 +27,9 @@ use crate::upstream::http::HttpOptions;
 use crate::webclient::load_ca_file;
 use crate::wire::stdio_pipes;
 use crate::{VERSION, watchdog};
+
+#[path = "run_secrets.rs"]
+mod start_secrets;
 
 /// What stops the executable before it serves: each has its line on stderr and its code.
 #[derive(Debug)]
@@ -86,6 +90,10 @@ fn run(args: &[OsString]) -> Result<u8, Failure> {
         let code = crate::logout::main(&args[1..]);
         return Ok(u8::try_from(code).unwrap_or(1));
     }
+    if args.first().is_some_and(|a| a == "secret") {
+        let code = crate::secrets::command::main(&args[1..]);
+        return Ok(u8::try_from(code).unwrap_or(1));
+    }
     let options = match cli::parse(args).map_err(|e| Failure::Arguments(e.to_string()))? {
         Command::Serve(options) => options,
         Command::Help => {
@@ -101,16 +109,40 @@ fn run(args: &[OsString]) -> Result<u8, Failure> {
         }
     };
     log::set_threshold(options.log_level);
+    // The bridge's own secrets resolve before anything answers `initialize`; a refusal is
+    // the answer of `initialize`, and nothing starts (docs/secrets.md).
+    let secrets = start_secrets::resolve(&options.target);
+    let refusal = secrets.as_ref().err().map(|refusal| {
+        log::vscode(Level::Err, &refusal.line());
+        refusal.error()
+    });
+    let values = secrets.unwrap_or_default();
     let (upstream, name, sign_in) = match options.target {
-        cli::Target::Command { command, args } => {
+        cli::Target::Command {
+            command,
+            args,
+            secret_env,
+        } => {
             let name = fallback_name(options.name.as_deref(), &command.to_string_lossy());
-            (Target::Command { command, args }, name, None)
+            let env = start_secrets::child_env(&secret_env, &values);
+            (Target::Command { command, args, env }, name, None)
         }
         // The parser gives the host of the URL as the default name.
-        cli::Target::Url(target) => {
-            let (upstream, sign_in) = url_target(target)?;
+        cli::Target::Url(target) if refusal.is_none() => {
+            let (upstream, sign_in) = url_target(target, &values)?;
             let name = options.name.unwrap_or_else(|| "mcp-server".to_owned());
             (upstream, name, sign_in)
+        }
+        // A refusal: no header is resolved, no store of the sign-in opens, nothing connects.
+        cli::Target::Url(target) => {
+            let name = options.name.unwrap_or_else(|| "mcp-server".to_owned());
+            let http = HttpOptions {
+                url: target.url,
+                headers: Vec::new(),
+                max_response_bytes: target.max_response_bytes,
+                extra_roots: Vec::new(),
+            };
+            (Target::Url(Arc::new(http), None), name, None)
         }
     };
     let upstream_pid = Arc::new(AtomicU32::new(0));
@@ -129,6 +161,7 @@ fn run(args: &[OsString]) -> Result<u8, Failure> {
         max_in_flight: front::inflight::MAX_IN_FLIGHT,
         shutdown_grace: SHUTDOWN_GRACE,
         sign_in,
+        refusal,
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -154,6 +187,9 @@ fn run(args: &[OsString]) -> Result<u8, Failure> {
     let code: u8 = match outcome {
         Outcome::Eof => 0,
         Outcome::UpstreamExited(_) => 1,
+        // Like a variable of --header-env that is not set: the configuration names a value
+        // that the bridge cannot use (docs/exit-codes.md).
+        Outcome::Refused => 2,
     };
     // Windows (R7; docs/windows.md, "The end of the process"): the process ends here with
     // the runtime's threads as they are, blocked or parked. A shutdown of the runtime first
@@ -179,12 +215,19 @@ fn run(args: &[OsString]) -> Result<u8, Failure> {
 /// The URL form: the warnings of the command line, then the headers of `--header-env`, the
 /// certificates of `--ca-file` and the sign-in with its token store, which the transport and
 /// the front share.
-fn url_target(target: UrlTarget) -> Result<(Target, Option<TokenSource>), Failure> {
+fn url_target(
+    target: UrlTarget,
+    secrets: &BTreeMap<String, String>,
+) -> Result<(Target, Option<TokenSource>), Failure> {
     for warning in target.warnings() {
         log::vscode(Level::Warn, &warning);
     }
-    let headers = cli::resolve_headers(&target.headers, |var| std::env::var_os(var))
-        .map_err(|e| Failure::Options(e.to_string()))?;
+    let headers = cli::resolve_headers(
+        &target.headers,
+        |var| std::env::var_os(var),
+        |name| secrets.get(name).cloned(),
+    )
+    .map_err(|e| Failure::Options(e.to_string()))?;
     let extra_roots = target
         .ca_file
         .as_deref()

@@ -19,10 +19,11 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The text of `--help`, also written after an argument error.
 pub const USAGE: &str = "\
 usage: bridge-fixture-server [--revision R] [--start-delay S] [--many-tools N] [--close-stdout]
-                             [--conformance] [--discover-error E]
+                             [--conformance] [--discover-error E] [--env-sha256 VAR=HEX]
        bridge-fixture-server --embedded[=refuse] [--many-tools N]
        bridge-fixture-server --listen <ip>:<port> [--plain-http] [--untrusted]
-                             [--bearer-env VAR] [--listen-status CODE:COUNT] [--always-sse]
+                             [--bearer-env VAR] [--header-sha256 N=HEX]
+                             [--listen-status CODE:COUNT] [--always-sse]
                              [--many-tools N] [--conformance] [--discover-error E]
                              [--oauth [--deny] [--no-registration] [--cimd] [--no-cimd]
                                       [--token-lifetime S] [--no-refresh-tokens]
@@ -48,6 +49,9 @@ options:
   --plain-http           with --listen: serve http instead of https
   --untrusted            with --listen: serve the certificate of the untrusted test CA
   --bearer-env VAR       with --listen: every request needs `Authorization: Bearer <$VAR>`
+  --header-sha256 N=HEX  with --listen: every request needs the header N whose value has the
+                         SHA-256 HEX (401 otherwise)
+  --env-sha256 VAR=HEX   at the start, the variable VAR must have the SHA-256 HEX, else exit 3
   --listen-status C:N    with --listen: answer the first N subscriptions/listen requests with
                          the HTTP status C (200 to 599)
   --always-sse           with --listen: answer every request with an SSE stream
@@ -129,6 +133,14 @@ pub struct Options {
     /// The name of the environment variable that holds the bearer token.
     #[arg(long, value_name = "VAR", value_parser = variable)]
     pub bearer_env: Option<String>,
+    /// `--header-sha256 NAME=HEX`: every request needs the header NAME whose value has this
+    /// SHA-256 (a secret compared by its digest, never printed).
+    #[arg(long, value_name = "NAME=HEX", value_parser = digest_pair)]
+    pub header_sha256: Option<(String, String)>,
+    /// `--env-sha256 VAR=HEX`: at the start, the variable VAR must have this SHA-256, else
+    /// the fixture exits with code 3 (a secret compared by its digest, never printed).
+    #[arg(long, value_name = "VAR=HEX", value_parser = digest_pair)]
+    pub env_sha256: Option<(String, String)>,
     /// The HTTP status of the first `subscriptions/listen` requests, and how many.
     #[arg(long, value_name = "CODE:COUNT", value_parser = status)]
     pub listen_status: Option<(u16, u32)>,
@@ -385,6 +397,21 @@ fn variable(text: &str) -> Result<String, String> {
         return Err("--bearer-env needs the name of a variable".into());
     }
     Ok(text.to_string())
+}
+
+/// `NAME=HEX`: a name and 64 lowercase hexadecimal digits of a SHA-256.
+fn digest_pair(text: &str) -> Result<(String, String), String> {
+    let (name, hex) = text
+        .split_once('=')
+        .filter(|(name, hex)| {
+            !name.is_empty()
+                && hex.len() == 64
+                && hex
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        })
+        .ok_or("--header-sha256 and --env-sha256 need NAME=<64 lowercase hex digits>")?;
+    Ok((name.to_owned(), hex.to_owned()))
 }
 
 fn auth_method(text: &str) -> Result<String, String> {

@@ -1,5 +1,5 @@
-//! The crypto provider of the fixture's TLS clients (reqwest built with rustls and no provider
-//! of its own): ring, the one provider of the workspace, installed once per process.
+//! The crypto of the fixture: the provider of its TLS clients (reqwest built with rustls and no provider
+//! of its own), ring, installed once per process; and the digest of a received secret.
 
 /// Installs ring as the process's default provider unless one is installed already.
 pub fn install_provider() {
@@ -8,4 +8,14 @@ pub fn install_provider() {
         // the same provider.
         let _ = rustls::crypto::ring::default_provider().install_default();
     }
+}
+
+/// The SHA-256 of `bytes` in lowercase hexadecimal: the fixture compares a secret that it
+/// receives (`--header-sha256`, `--env-sha256`) by its digest and never prints it.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }

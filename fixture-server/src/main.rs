@@ -47,6 +47,16 @@ fn main() -> ExitCode {
         }
         Err(error) => return usage_error(&error),
     };
+    if let Some((var, hex)) = &options.env_sha256 {
+        let value = std::env::var_os(var).unwrap_or_default();
+        if crypto::sha256_hex(value.as_encoded_bytes()) != *hex {
+            log::error(
+                "cli",
+                &format!("the variable {var} does not have the SHA-256 of --env-sha256"),
+            );
+            return ExitCode::from(3);
+        }
+    }
     let bearer = match http::bearer_token(&options) {
         Ok(bearer) => bearer,
         Err(error) => {

@@ -52,7 +52,7 @@ pub fn session_for(
         .iter()
         .filter_map(|h| match h {
             HeaderSpec::Env { var, .. } => Some(var.clone()),
-            HeaderSpec::Literal { .. } => None,
+            HeaderSpec::Literal { .. } | HeaderSpec::Secret { .. } => None,
         })
         .collect();
     let choice = ClientChoice {

@@ -15,6 +15,7 @@ use clap::{ArgAction, Parser};
 use url::Url;
 
 use super::headers::{self, HeaderSpec};
+use super::secret_refs::{self, SecretEnv};
 use super::sign_in::{self, TokenStore};
 use super::{
     AnswerAfter, ArgError, Command, MAX_DISCOVER_TIMEOUT_S, MAX_MAX_LINE_BYTES, OPTIONS,
@@ -123,6 +124,14 @@ fn header_env(_: &'static str, text: &str) -> Result<HeaderSpec, ArgError> {
     headers::parse_header_env(text)
 }
 
+fn secret_header(_: &'static str, text: &str) -> Result<HeaderSpec, ArgError> {
+    secret_refs::parse_secret_header(text)
+}
+
+fn secret_env(_: &'static str, text: &str) -> Result<SecretEnv, ArgError> {
+    secret_refs::parse_secret_env(text)
+}
+
 /// The arguments as clap sees them. Field ids are the long names with `_` for `-`.
 #[derive(Parser, Debug)]
 #[command(
@@ -154,6 +163,10 @@ pub(super) struct Raw {
     pub header: Vec<HeaderSpec>,
     #[arg(long, allow_hyphen_values = true, action = ArgAction::Append, value_parser = utf8("--header-env", header_env))]
     pub header_env: Vec<HeaderSpec>,
+    #[arg(long, allow_hyphen_values = true, action = ArgAction::Append, value_parser = utf8("--secret-header", secret_header))]
+    pub secret_header: Vec<HeaderSpec>,
+    #[arg(long, allow_hyphen_values = true, action = ArgAction::Append, value_parser = utf8("--secret-env", secret_env))]
+    pub secret_env: Vec<SecretEnv>,
     #[arg(long, allow_hyphen_values = true, value_parser = utf8("--max-response-bytes", bytes))]
     pub max_response_bytes: Option<usize>,
     #[arg(long, allow_hyphen_values = true, value_parser = path("--ca-file"))]

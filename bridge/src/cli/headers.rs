@@ -49,13 +49,21 @@ pub enum HeaderSpec {
     Literal { name: String, value: String },
     /// `--header-env <name>=<var>`: the value comes from the variable at the start.
     Env { name: String, var: String },
+    /// `--secret-header <name>=<text>`: the text with the bridge's own secrets, resolved at
+    /// the start (docs/secrets.md).
+    Secret {
+        name: String,
+        template: super::template::Template,
+    },
 }
 
 impl HeaderSpec {
     /// The name of the header as the command line gives it.
     pub fn name(&self) -> &str {
         match self {
-            HeaderSpec::Literal { name, .. } | HeaderSpec::Env { name, .. } => name,
+            HeaderSpec::Literal { name, .. }
+            | HeaderSpec::Env { name, .. }
+            | HeaderSpec::Secret { name, .. } => name,
         }
     }
 }
@@ -66,6 +74,9 @@ impl fmt::Debug for HeaderSpec {
         match self {
             HeaderSpec::Literal { name, .. } => write!(f, "Literal({name}: <value>)"),
             HeaderSpec::Env { name, var } => write!(f, "Env({name} from ${var})"),
+            HeaderSpec::Secret { name, template } => {
+                write!(f, "Secret({name} from {:?})", template.names())
+            }
         }
     }
 }
@@ -79,13 +90,13 @@ fn is_token(text: &str) -> bool {
 }
 
 /// True for a header value that the bridge sends: visible ASCII, spaces and tabs.
-fn is_value(text: &str) -> bool {
+pub(crate) fn is_value(text: &str) -> bool {
     text.bytes()
         .all(|b| b.is_ascii_graphic() || b == b' ' || b == b'\t')
 }
 
 /// Checks a header name of `option`.
-fn check_name(option: &'static str, name: &str) -> Result<String, ArgError> {
+pub(super) fn check_name(option: &'static str, name: &str) -> Result<String, ArgError> {
     if !is_token(name) {
         return Err(ArgError::InvalidValue(
             option,
@@ -154,7 +165,8 @@ pub fn parse_header_env(text: &str) -> Result<HeaderSpec, ArgError> {
     })
 }
 
-/// Refuses a name that occurs more than one time over `--header` and `--header-env`.
+/// Refuses a name that occurs more than one time over `--header`, `--header-env` and
+/// `--secret-header`.
 pub fn check_duplicates(specs: &[HeaderSpec]) -> Result<(), ArgError> {
     for (i, spec) in specs.iter().enumerate() {
         if specs[..i]
@@ -191,13 +203,15 @@ pub fn warnings(specs: &[HeaderSpec]) -> Vec<String> {
         .collect()
 }
 
-/// The headers to send, in the order of the command line: the literal values, and the values
-/// of the variables of `--header-env` from `env` (trimmed). A variable that is not set or is
-/// empty, or a value that is not a valid header value, is an error of exit code 2; the text
-/// names the variable, never the value.
+/// The headers to send, in the order of the command line: the literal values, the values
+/// of the variables of `--header-env` from `env` (trimmed), and the texts of `--secret-header`
+/// with the values of `secret` (resolved and checked before, docs/secrets.md). A variable that
+/// is not set or is empty, or a value that is not a valid header value, is an error of exit
+/// code 2; the text names the variable, never the value.
 pub fn resolve_headers(
     specs: &[HeaderSpec],
     env: impl Fn(&str) -> Option<OsString>,
+    secret: impl Fn(&str) -> Option<String>,
 ) -> Result<Vec<(String, String)>, ArgError> {
     specs
         .iter()
@@ -217,6 +231,11 @@ pub fn resolve_headers(
                 }
                 Ok((name.clone(), value.to_owned()))
             }
+            HeaderSpec::Secret { name, template } => template
+                .render(&secret)
+                .filter(|value| is_value(value))
+                .map(|value| (name.clone(), value))
+                .ok_or_else(|| ArgError::SecretHeaderInvalid(name.clone())),
         })
         .collect()
 }
@@ -399,7 +418,7 @@ mod tests {
         let env =
             |value: &'static str| move |var: &str| (var == "AUTH").then(|| OsString::from(value));
         assert_eq!(
-            resolve_headers(&specs, env(" Bearer s3cr3t\n")),
+            resolve_headers(&specs, env(" Bearer s3cr3t\n"), |_| None),
             Ok(vec![
                 ("x-a".into(), "1".into()),
                 ("Authorization".into(), "Bearer s3cr3t".into())
@@ -407,7 +426,7 @@ mod tests {
         );
         for unset in ["", " \n"] {
             assert_eq!(
-                resolve_headers(&specs, env(unset)).map_err(|e| e.to_string()),
+                resolve_headers(&specs, env(unset), |_| None).map_err(|e| e.to_string()),
                 Err(
                     "the environment variable AUTH of --header-env is not set, or it is empty"
                         .into()
@@ -415,11 +434,11 @@ mod tests {
             );
         }
         assert_eq!(
-            resolve_headers(&specs, |_| None),
+            resolve_headers(&specs, |_| None, |_| None),
             Err(ArgError::HeaderEnvUnset("AUTH".into()))
         );
         for bad in ["Bearer s3cr3t\nx: y", "s3cr3t\u{0}", "s3cr3té"] {
-            let error = resolve_headers(&specs, env(bad)).map_err(|e| e.to_string());
+            let error = resolve_headers(&specs, env(bad), |_| None).map_err(|e| e.to_string());
             assert_eq!(
                 error,
                 Err("the environment variable AUTH of --header-env is not valid: the value is not a valid HTTP header value".into())

@@ -10,12 +10,16 @@
 //! The files: this one holds [`Options`], [`Target`], [`UrlTarget`], [`ArgError`] and
 //! [`parse`]; [`args`] the clap struct, its value parsers and the map of clap's errors;
 //! [`url_rule`] the URL rule; [`headers`] `--header` and `--header-env`
-//! ([`headers::resolve_headers`]); [`sign_in`] the sign-in options; `usage.rs` the usage
-//! text.
+//! ([`headers::resolve_headers`]); [`secret_refs`] `--secret-env` and `--secret-header`, the
+//! references to the bridge's own secrets, with [`template`] the text of a secret header;
+//! [`sign_in`] the sign-in options; `usage.rs` the
+//! usage text.
 
 pub(crate) mod args;
 pub mod headers;
+pub mod secret_refs;
 pub mod sign_in;
+pub mod template;
 pub mod url_rule;
 
 use std::ffi::OsString;
@@ -25,6 +29,7 @@ use std::time::Duration;
 use clap::{CommandFactory, FromArgMatches};
 
 pub use headers::{HeaderSpec, resolve_headers};
+pub use secret_refs::SecretEnv;
 pub use sign_in::{SignInOptions, TokenStore};
 
 use crate::log::Level;
@@ -57,19 +62,24 @@ pub const SIGN_IN_OPTIONS: [&str; 9] = [
 ];
 
 /// The options of the URL form only; with `--` and a command they are an error.
-pub const URL_OPTIONS: [&str; 13] = join(
+pub const URL_OPTIONS: [&str; 14] = join(
     [
         "--header",
         "--header-env",
+        "--secret-header",
         "--max-response-bytes",
         "--ca-file",
     ],
     SIGN_IN_OPTIONS,
 );
 
+/// The options of the command form only; with a URL they are an error.
+pub const COMMAND_OPTIONS: [&str; 1] = ["--secret-env"];
+
 /// Every option of the forms that serve VS Code.
-pub const OPTIONS: [&str; 21] = join(
+pub const OPTIONS: [&str; 23] = join(
     [
+        "--secret-env",
         "--name",
         "--log-level",
         "--discover-timeout",
@@ -156,6 +166,8 @@ pub enum Target {
     Command {
         command: OsString,
         args: Vec<OsString>,
+        /// `--secret-env`: the variables of the command that get the bridge's own secrets.
+        secret_env: Vec<SecretEnv>,
     },
     /// `<url>`: Streamable HTTP at the URL.
     Url(UrlTarget),
@@ -216,6 +228,8 @@ pub enum ArgError {
     InvalidUrl(&'static str),
     #[error("the option {0} applies only to the URL form, not to -- and a command")]
     UrlOptionWithCommand(&'static str),
+    #[error("the option {0} applies only to -- and a command, not to the URL form")]
+    CommandOptionWithUrl(&'static str),
     #[error("give a URL or -- and a command, not both")]
     UrlAndCommand,
     #[error("the option {0} follows the URL: give the options before the URL")]
@@ -242,6 +256,10 @@ pub enum ArgError {
         "the environment variable {0} of --header-env is not valid: the value is not a valid HTTP header value"
     )]
     HeaderEnvInvalid(String),
+    #[error(
+        "the header {0} of --secret-header is not valid with the values of its secrets: a value is not a valid HTTP header value"
+    )]
+    SecretHeaderInvalid(String),
     #[error("the arguments are not valid")]
     Unparsed,
 }
@@ -282,6 +300,7 @@ pub fn parse(arguments: &[OsString]) -> Result<Command, ArgError> {
             target: Target::Command {
                 command: program,
                 args: command.collect(),
+                secret_env: raw.secret_env,
             },
         }));
     }
@@ -300,11 +319,14 @@ pub fn parse(arguments: &[OsString]) -> Result<Command, ArgError> {
     if let Some((option, _)) = after {
         return Err(ArgError::OptionAfterUrl(option));
     }
+    if let Some((option, _)) = args::given(&matches, &COMMAND_OPTIONS).first() {
+        return Err(ArgError::CommandOptionWithUrl(option));
+    }
     if raw.positional.len() > 1 {
         return Err(ArgError::ArgumentAfterUrl);
     }
     let url = url_rule::check_url(url_text).map_err(ArgError::InvalidUrl)?;
-    let headers = in_command_line_order(&matches, raw.header, raw.header_env);
+    let headers = in_command_line_order(&matches, raw.header, raw.header_env, raw.secret_header);
     headers::check_duplicates(&headers)?;
     if headers::has_authorization(&headers) && args::sign_in_given(&matches) {
         return Err(ArgError::AuthorizationAndSignIn);
@@ -344,11 +366,12 @@ pub fn parse(arguments: &[OsString]) -> Result<Command, ArgError> {
     }))
 }
 
-/// Merges `--header` and `--header-env` in the order of the command line.
+/// Merges `--header`, `--header-env` and `--secret-header` in the order of the command line.
 fn in_command_line_order(
     matches: &clap::ArgMatches,
     header: Vec<HeaderSpec>,
     header_env: Vec<HeaderSpec>,
+    secret_header: Vec<HeaderSpec>,
 ) -> Vec<HeaderSpec> {
     let indices = |id: &str| -> Vec<usize> {
         matches
@@ -360,6 +383,7 @@ fn in_command_line_order(
         .into_iter()
         .zip(header)
         .chain(indices("header_env").into_iter().zip(header_env))
+        .chain(indices("secret_header").into_iter().zip(secret_header))
         .collect();
     all.sort_by_key(|(index, _)| *index);
     all.into_iter().map(|(_, spec)| spec).collect()

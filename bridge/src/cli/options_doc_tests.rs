@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use clap::CommandFactory;
 
 use super::args::Raw;
-use super::{OPTIONS, URL_OPTIONS, USAGE};
+use super::{COMMAND_OPTIONS, OPTIONS, URL_OPTIONS, USAGE};
 
 const DOC: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/options.md"));
 
@@ -104,8 +104,13 @@ fn the_options_table_has_every_option_that_the_command_line_parses_and_no_other(
 #[test]
 fn the_options_table_gives_the_form_of_each_option() {
     for row in rows(DOC) {
-        let url_only = URL_OPTIONS.contains(&row.option.as_str());
-        let expected = if url_only { "URL" } else { "both" };
+        let expected = if URL_OPTIONS.contains(&row.option.as_str()) {
+            "URL"
+        } else if COMMAND_OPTIONS.contains(&row.option.as_str()) {
+            "command"
+        } else {
+            "both"
+        };
         assert_eq!(row.form, expected, "the form of {}", row.option);
     }
 }

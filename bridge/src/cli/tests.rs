@@ -31,6 +31,7 @@ fn defaults_and_command() {
         Target::Command {
             command: "/bin/srv".into(),
             args: vec!["--its-args".into(), "x".into()],
+            secret_env: Vec::new(),
         }
     );
     // After `--`, nothing is examined: not even --help or an unknown option.
@@ -313,6 +314,7 @@ fn exclusions() {
             "--no-browser" => None,
             "--header" => Some("x-a:1"),
             "--header-env" => Some("x-a=V"),
+            "--secret-header" => Some("x-a={k}"),
             "--client-issuer" | "--client-metadata-url" => Some("https://a.example/c"),
             "--token-store" => Some("file"),
             "--max-response-bytes" | "--redirect-port" | "--sign-in-timeout" => Some("5"),
@@ -327,6 +329,11 @@ fn exclusions() {
             "{args:?}"
         );
     }
+    // The command form's own option with a URL.
+    assert_eq!(
+        p(&["--secret-env", "K=k", "https://a.example/mcp"]),
+        Err(ArgError::CommandOptionWithUrl("--secret-env"))
+    );
     assert_eq!(
         p(&["https://a.example", "--", "cmd"]),
         Err(ArgError::UrlAndCommand)

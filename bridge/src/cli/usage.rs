@@ -6,6 +6,7 @@ Usage: mcp-bridge-vscode [options] -- <command> [args...]
        mcp-bridge-vscode [options] <url>
        mcp-bridge-vscode logout [--account <label>] [logout options] <url>
        mcp-bridge-vscode logout --all [logout options]
+       mcp-bridge-vscode secret set|list|delete ...   (see: mcp-bridge-vscode secret --help)
 
 A stdio MCP server of revision 2025-11-25 for VS Code. It starts <command> and speaks
 revision 2026-07-28 to it over stdio (or relays an older one, see --upstream-revision), or
@@ -32,7 +33,13 @@ Options:
   --help                   Show this text.
   --version                Show the version.
 
+Options of the command form only:
+  --secret-env <var>=<name>  The variable <var> of <command> gets the bridge's own secret
+                           <name> (mcp-bridge-vscode secret set).
+
 Options of the URL form only:
+  --secret-header <name>=<text>  Send the header <name> with <text>, each {secret} replaced
+                           by the bridge's own secret, only to the origin of <url>.
   --header-env <name>=<var>  Send the header <name> with the value of the environment
                            variable <var>. Use it for a secret.
   --header <name>:<value>  Send the header <name> with <value>. VS Code logs the command

@@ -206,6 +206,7 @@ where
                 max_in_flight: options.max_in_flight,
                 shutdown_grace: grace,
                 sign_in: None,
+                refusal: None,
             };
             let outcome = front::serve(opts, input, output, Hooks::default()).await;
             let server_closed = matches!(outcome, Outcome::UpstreamExited(_));

@@ -279,6 +279,14 @@ fn on_initialize(shared: &Arc<Shared>, id: Value, params: Option<Value>) {
                     drop(state);
                     return shared.reply(id, Err(error_object(Cause::InvalidParams, None)));
                 };
+                // Nothing connects: the error, then the end of the dispatch (docs/secrets.md).
+                if let Some(refusal) = &shared.opts.refusal {
+                    *state = State::Closing;
+                    drop(state);
+                    shared.reply(id, Err(refusal.clone()));
+                    shared.refused.notify_one();
+                    return;
+                }
                 let generation = shared.generation.fetch_add(1, Ordering::SeqCst) + 1;
                 *state = State::Initializing {
                     generation,

@@ -93,6 +93,10 @@ pub struct Options {
     /// front attaches its consent port to its gate and reads its time limit and counters.
     /// `None` without a sign-in.
     pub sign_in: Option<TokenSource>,
+    /// The error of `initialize` when the upstream must not start (a secret of the bridge is
+    /// missing or bound elsewhere, docs/secrets.md): `initialize` gets it, nothing connects,
+    /// and [`serve`] ends with [`Outcome::Refused`]. `None` for every other start.
+    pub refusal: Option<serde_json::Value>,
 }
 
 /// The connection states: before `initialize`, while the upstream answers `server/discover`,
@@ -144,6 +148,8 @@ pub(crate) struct Shared {
     /// S1: a value is sent at each end of a start (ready, failed, reverted, closing), for the
     /// requests that wait for the start after the early answer.
     pub(crate) start_changes: tokio::sync::watch::Sender<()>,
+    /// `initialize` got the refusal of [`Options::refusal`]: the dispatch ends.
+    pub(crate) refused: tokio::sync::Notify,
 }
 
 impl Shared {
@@ -237,6 +243,9 @@ pub enum Outcome {
     /// The upstream server stopped while stdin was open (exit 1). Only a connection of a
     /// command or a pipe ends this way; an upstream at a URL never stops the bridge.
     UpstreamExited(Ended),
+    /// `initialize` got the error of [`Options::refusal`], and no upstream started
+    /// (docs/exit-codes.md).
+    Refused,
 }
 
 /// Hooks of the executable.
@@ -273,6 +282,7 @@ where
         initialized: std::sync::atomic::AtomicBool::new(false),
         older: Mutex::new(None),
         start_changes: tokio::sync::watch::Sender::new(()),
+        refused: tokio::sync::Notify::new(),
     });
     if let Some(sign_in) = &shared.opts.sign_in {
         sign_in.gate().attach(consent::FrontConsent::new(&shared));
@@ -295,6 +305,8 @@ where
             stop::stop_at_eof(&shared).await;
         }
         Outcome::UpstreamExited(exit) => stop::stop_after_upstream_exit(&shared, exit).await,
+        // Nothing started: only the error of `initialize` is left to write.
+        Outcome::Refused => {}
     }
     outbox.close();
     // VS Code may not read stdout any more; the writer gets a bounded time to flush.
@@ -321,6 +333,7 @@ async fn dispatch_loop<R: AsyncRead + Unpin>(
                 }
                 RawLine::Eof => return Outcome::Eof,
             },
+            () = shared.refused.notified() => return Outcome::Refused,
             Some((generation, event)) = events.recv() => {
                 if let Some(exit) = dispatch::on_client_event(&shared, generation, event) {
                     return Outcome::UpstreamExited(exit);

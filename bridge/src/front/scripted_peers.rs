@@ -62,6 +62,7 @@ impl Router {
             max_in_flight: front::inflight::MAX_IN_FLIGHT,
             shutdown_grace: Duration::from_secs(1),
             sign_in: None,
+            refusal: None,
         };
         let (bridge_in, vscode_in) = tokio::io::duplex(PIPE_BYTES);
         let (vscode_out, bridge_out) = tokio::io::duplex(PIPE_BYTES);

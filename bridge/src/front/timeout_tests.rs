@@ -43,6 +43,7 @@ pub(super) fn options(upstream: Target, name: &str, grace: Duration) -> Options 
         max_in_flight: 64,
         shutdown_grace: grace,
         sign_in: None,
+        refusal: None,
     }
 }
 
@@ -80,6 +81,7 @@ pub(super) fn scripted_options(script: &str, grace: Duration) -> Options {
     let upstream = Target::Command {
         command: "sh".into(),
         args: vec!["-c".into(), script.into()],
+        env: Default::default(),
     };
     options(upstream, "scripted", grace)
 }
@@ -195,6 +197,7 @@ async fn r8_no_answer_in_one_hour_fails_the_call_and_cancels_the_request() {
     let upstream = Target::Command {
         command: fixture_bin().into_os_string(),
         args: Vec::new(),
+        env: Default::default(),
     };
     let (mut to_bridge, bridge_in) = tokio::io::duplex(1 << 16);
     let (bridge_out, from_bridge) = tokio::io::duplex(1 << 16);

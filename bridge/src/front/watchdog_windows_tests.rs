@@ -54,6 +54,7 @@ fn child_watchdog_on_windows() {
         let upstream = Target::Command {
             command: stubborn.into_os_string(),
             args: vec![],
+            env: Default::default(),
         };
         let bridge = tokio::spawn(serve(
             options(upstream, "stubborn", Duration::from_secs(5)),

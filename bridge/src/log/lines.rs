@@ -454,10 +454,36 @@ stderr_lines! {
             "the memory store keeps no sign-in after the end of the process: logout has nothing to delete"
             "`logout --token-store memory`.";
     }
+    section "Secrets and `secret`" {
+        SECRET_MISSING [Vscode Err]
+            "the secret <name> is missing or cannot be read (<why>): run <command> in a terminal, then restart the server"
+            "A secret of `--secret-env` or `--secret-header` is in no store, or a store that may have it does not answer (docs/secrets.md). Nothing starts; `initialize` gets `secret_missing`, then exit code 2. `<command>` is `secret set <name>` as the bridge was installed.";
+        SECRET_ELSEWHERE [Vscode Err]
+            "the secret <name> may not go to <place>: it is bound to <bound>, and the bridge sent it nowhere. …"
+            "The configuration gives a secret to another command, folder or origin than its binding. Nothing starts; `initialize` gets `secret_elsewhere`, then exit code 2.";
+        SECRET_KEPT [Vscode Info]
+            "the secret <name> is kept in <store> for <place>"
+            "`secret set` succeeded (exit code 0).";
+        SECRET_SET_REFUSED [Vscode Err]
+            "secret set: <why>"
+            "`secret set` refused the value or the place (exit code 2): an empty value, a value that is not UTF-8 or holds NUL, a header secret that is not one line of visible ASCII, a file that cannot be read or is larger than 64 KiB, a `--command` or `--folder` path that does not exist.";
+        SECRET_NOT_KEPT [Vscode Err]
+            "secret set: no store kept the secret <name>, and the bridge never keeps a secret in memory (<why>)"
+            "Neither the keychain nor the encrypted files kept the secret (exit code 1).";
+        SECRET_DELETED [Vscode Info]
+            "deleted the secret <name> from <store>"
+            "`secret delete` (exit code 0).";
+        SECRET_NOTHING_TO_DELETE [Vscode Info]
+            "no store keeps the secret <name>: nothing to delete"
+            "`secret delete` of a name that no store keeps (exit code 0).";
+        SECRET_DELETE_FAILED [Vscode Err]
+            "secret delete failed in <store>: <error>"
+            "A store refused the deletion (exit code 1).";
+    }
     section "The command line" {
         OPTION_NOT_KNOWN [Vscode Err]
             "the option <option> is not known"
-            "The arguments are not valid; the usage follows, and the exit code is 2. The other texts: `the option <option> needs a value`, `the option <option> takes no value`, `the value of the option <option> is not valid: <rule>`, `the command after -- is missing`, `the command needs -- before it`, `an option is not valid UTF-8`, `the arguments are not valid`, and for the URL form: `the URL is not valid: <hint>`, `the option <option> applies only to the URL form, not to -- and a command`, `give a URL or -- and a command, not both`, `the option <option> follows the URL: give the options before the URL`, `an argument follows the URL: the URL is the last argument`, `the header <name> of <option> is refused: <hint>`, `the header <name> occurs more than one time in --header and --header-env`, `a static authorization header and the sign-in options exclude each other`, `the options <option> and <option> exclude each other`, `the option <option> needs <option>`. No text has a value of an option or a part of the URL.";
+            "The arguments are not valid; the usage follows, and the exit code is 2. The other texts: `the option <option> needs a value`, `the option <option> takes no value`, `the value of the option <option> is not valid: <rule>`, `the command after -- is missing`, `the command needs -- before it`, `an option is not valid UTF-8`, `the arguments are not valid`, and for the URL form: `the URL is not valid: <hint>`, `the option <option> applies only to the URL form, not to -- and a command`, `give a URL or -- and a command, not both`, `the option <option> follows the URL: give the options before the URL`, `an argument follows the URL: the URL is the last argument`, `the header <name> of <option> is refused: <hint>`, `the header <name> occurs more than one time in --header and --header-env`, `a static authorization header and the sign-in options exclude each other`, `the options <option> and <option> exclude each other`, `the option <option> needs <option>`, `the option <option> applies only to -- and a command, not to the URL form`, `the header <name> of --secret-header is not valid with the values of its secrets: a value is not a valid HTTP header value`; for `secret`: `secret needs set, list or delete`, `secret set needs where the secret may go: --origin <url> or --command <program>`. No text has a value of an option or a part of the URL.";
         URL_NOT_VALID [Vscode Err]
             "the URL is not valid: <hint>"
             "The URL of the URL form breaks the URL rule (exit code 2). The hints: `use https: http is permitted only for a loopback host such as 127.0.0.1`, `remove the user and the password from the URL: give a secret with --header-env`, `remove the fragment from the URL`, `the URL has no host`, `the port 0 is not valid`, `the port is not a number from 1 to 65535`, `write the URL in visible ASCII characters: use the xn-- form of a host name and percent-encoding`, `the URL cannot be parsed`.";

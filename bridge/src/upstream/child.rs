@@ -20,6 +20,19 @@ use crate::wire::writer::Room;
 /// The `shutdown_grace` of the stop sequence (R7, docs/exit-codes.md).
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
+/// Variables that only the upstream command gets (docs/secrets.md): never set in the
+/// bridge's own environment. `Debug` shows the names, never a value.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct ChildEnv(pub Vec<(std::ffi::OsString, std::ffi::OsString)>);
+
+impl std::fmt::Debug for ChildEnv {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.0.iter().map(|(name, _)| name))
+            .finish()
+    }
+}
+
 /// What a child needs besides its command line.
 #[derive(Clone)]
 pub struct ChildOptions {
@@ -29,17 +42,20 @@ pub struct ChildOptions {
     pub pid: Arc<AtomicU32>,
 }
 
-/// Starts `command` with `args` as the transport of lines over its pipes; its stderr is the
+/// Starts `command` with `args` (and the variables of `env` added to the bridge's
+/// environment, for this child alone) as the transport of lines over its pipes; its stderr is the
 /// bridge's stderr, so that its lines reach VS Code's Output channel.
 pub fn spawn(
     command: &std::ffi::OsStr,
     args: &[std::ffi::OsString],
+    env: &ChildEnv,
     opts: &ChildOptions,
     events: Events,
     room: Room,
 ) -> io::Result<Arc<LineTransport>> {
     let mut wrap = CommandWrap::with_new(command, |c| {
         c.args(args)
+            .envs(env.0.iter().map(|(name, value)| (name, value)))
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped());
         c.stderr(std::process::Stdio::inherit());
@@ -253,6 +269,7 @@ mod tests {
         spawn(
             "sh".as_ref(),
             &["-c".into(), script.into()],
+            &Default::default(),
             &opts(grace),
             tx,
             Room::unlimited(),
@@ -275,6 +292,7 @@ mod tests {
             spawn(
                 "/nonexistent/upstream".as_ref(),
                 &[],
+                &Default::default(),
                 &opts(SHUTDOWN_GRACE),
                 tx,
                 Room::unlimited()

@@ -13,6 +13,7 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::Transport;
+pub use super::child::ChildEnv;
 use super::child::{self, ChildOptions};
 use super::events::{Inbox, events};
 use super::http::{HttpOptions, HttpTransport};
@@ -30,6 +31,8 @@ pub enum Target {
         command: OsString,
         /// Its arguments.
         args: Vec<OsString>,
+        /// Variables for the child alone: the bridge's own secrets of `--secret-env`.
+        env: ChildEnv,
     },
     /// `<url>`: Streamable HTTP, with the sign-in that gives its requests their bearer (M4;
     /// `None` with a static `Authorization` header).
@@ -124,13 +127,13 @@ pub fn connect(
 ) -> Result<Connection, ConnectError> {
     let (tx, events) = events();
     let transport: Arc<dyn Transport> = match target {
-        Target::Command { command, args } => {
+        Target::Command { command, args, env } => {
             let child = ChildOptions {
                 max_line_bytes: opts.max_line_bytes,
                 grace: opts.grace,
                 pid: Arc::clone(&opts.pid),
             };
-            child::spawn(command, args, &child, tx, room).map_err(|e| ConnectError {
+            child::spawn(command, args, env, &child, tx, room).map_err(|e| ConnectError {
                 cause: Cause::SpawnFailed,
                 line: format!("cannot start the upstream command: {e}"),
             })?

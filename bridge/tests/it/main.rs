@@ -33,6 +33,7 @@ mod older_upstream_url;
 mod refresh_rotation;
 mod registered_auth_method;
 mod secret_sweep;
+mod secrets;
 mod sign_in;
 mod sign_in_checked_answers;
 mod sign_in_forged_redirects;

@@ -28,6 +28,8 @@ pub const CHALLENGE: &str = "Bearer realm=\"bridge-fixture\"";
 pub struct Gate {
     /// The token that `Authorization: Bearer <token>` must carry.
     pub bearer: Option<String>,
+    /// `--header-sha256`: the header and the SHA-256 of the value that it must carry.
+    pub header_sha256: Option<(String, String)>,
     /// The status of the first `subscriptions/listen` requests, and how many are left.
     pub listen_status: Option<(StatusCode, AtomicU32)>,
     /// `--revision 2025-11-25`: sessions, thus also GET and DELETE (`super::older`).
@@ -63,6 +65,20 @@ pub async fn check(State(gate): State<Arc<Gate>>, request: Request, next: Next) 
             StatusCode::UNAUTHORIZED,
             [(header::WWW_AUTHENTICATE, CHALLENGE)],
             "Unauthorized: this server needs a bearer token",
+        )
+            .into_response();
+    }
+    if let Some((name, hex)) = &gate.header_sha256
+        && !request
+            .headers()
+            .get_all(name.as_str())
+            .iter()
+            .any(|value| crate::crypto::sha256_hex(value.as_bytes()) == *hex)
+    {
+        return (
+            StatusCode::UNAUTHORIZED,
+            [(header::WWW_AUTHENTICATE, CHALLENGE)],
+            "Unauthorized: this server needs the header of --header-sha256",
         )
             .into_response();
     }

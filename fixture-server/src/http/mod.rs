@@ -191,6 +191,7 @@ fn router(
     };
     let gate = Arc::new(gate::Gate {
         bearer,
+        header_sha256: options.header_sha256.clone(),
         listen_status: options.listen_status.and_then(|(code, count)| {
             StatusCode::from_u16(code)
                 .ok()

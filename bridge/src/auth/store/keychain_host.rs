@@ -17,15 +17,25 @@ use crate::auth::identity::KEYCHAIN_SERVICE;
 /// The time for one answer of the keychain.
 pub const ANSWER_TIME: Duration = Duration::from_secs(25);
 
-/// The credentials of the service `mcp-bridge-vscode` in the host's keychain.
+/// The credentials of one service of the host's keychain: `mcp-bridge-vscode` for the
+/// sign-ins, another one for the secrets of `secret set` (docs/token-stores.md), so that
+/// neither ever sees the other's credentials.
 pub struct HostCredentials {
     answer_time: Duration,
+    service: &'static str,
 }
 
 impl HostCredentials {
+    /// The credentials of the sign-ins.
     pub fn new() -> HostCredentials {
+        HostCredentials::of_service(KEYCHAIN_SERVICE)
+    }
+
+    /// The credentials of `service`.
+    pub fn of_service(service: &'static str) -> HostCredentials {
         HostCredentials {
             answer_time: ANSWER_TIME,
+            service,
         }
     }
 
@@ -56,7 +66,8 @@ impl HostCredentials {
         user: &str,
     ) -> Result<T, StoreError> {
         let user = user.to_owned();
-        self.run(move || op(keyring::Entry::new(KEYCHAIN_SERVICE, &user).map_err(describe)?))
+        let service = self.service;
+        self.run(move || op(keyring::Entry::new(service, &user).map_err(describe)?))
     }
 }
 
@@ -102,21 +113,22 @@ impl Credentials for HostCredentials {
     /// Manager by a pattern of the target name, which is `<user>.<service>`. Only the
     /// credentials whose service is the bridge's are kept.
     fn users(&self) -> Result<Vec<String>, StoreError> {
-        self.run(|| {
+        let service = self.service;
+        self.run(move || {
             if keyring::Entry::store_status().is_err() {
                 return Err(describe(keyring::Error::NoDefaultStore));
             }
             #[cfg(windows)]
-            let pattern = format!(r"\.{KEYCHAIN_SERVICE}$");
+            let pattern = format!(r"\.{service}$");
             #[cfg(windows)]
             let spec = std::collections::HashMap::from([("pattern", pattern.as_str())]);
             #[cfg(not(windows))]
-            let spec = std::collections::HashMap::from([("service", KEYCHAIN_SERVICE)]);
+            let spec = std::collections::HashMap::from([("service", service)]);
             let found = keyring_core::Entry::search(&spec).map_err(describe)?;
             Ok(found
                 .iter()
                 .filter_map(keyring_core::Entry::get_specifiers)
-                .filter(|(service, _)| service == KEYCHAIN_SERVICE)
+                .filter(|(found, _)| found == service)
                 .map(|(_, user)| user)
                 .collect())
         })
