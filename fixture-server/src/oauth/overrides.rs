@@ -3,8 +3,10 @@
 //! start: the protected resource metadata naming another authorization server, an
 //! authorization endpoint on another origin, no `iss` (RFC 9207), no protected resource
 //! metadata (revision 2025-03-26) or its URLs answering another status, refused access tokens, the
-//! `expires_in` of the token responses, and the `resource` that `/authorize` accepts. The body replaces the
+//! `expires_in` of the token responses, and the `resource` that `/authorize` accepts (of `/mcp`
+//! and of each tenant). The body replaces the
 //! earlier overrides; `{}` clears them.
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::body::Bytes;
@@ -46,6 +48,10 @@ pub struct Overrides {
     /// and `/token` accept (default: the fixture's own MCP URL; another name of it, such as
     /// `https://fixture.test:<port>/mcp` behind a proxy, or another server's).
     pub resource: Option<String>,
+    /// The `resource` that a tenant's protected resource metadata names, by the tenant's MCP
+    /// path (`{"/b/mcp": "https://…/"}`), and the one that the grants accept for it (default:
+    /// the tenant's URL).
+    pub tenant_resources: Option<HashMap<String, String>>,
 }
 
 impl AuthServer {
