@@ -109,7 +109,7 @@ fn redirect(
             query.append_pair("state", state);
         }
         if !server.overrides().no_iss {
-            query.append_pair("iss", &server.issuer);
+            query.append_pair("iss", &server.issuer_name());
         }
     }
     let Ok(location) = HeaderValue::from_str(url.as_str()) else {

@@ -361,7 +361,7 @@ async fn protected_resource(State(server): State<Arc<AuthServer>>, uri: Uri) -> 
 
 /// RFC 8414 §2: the metadata of the authorization server.
 async fn metadata(State(server): State<Arc<AuthServer>>) -> Response {
-    let issuer = &server.issuer;
+    let issuer = &server.issuer_name();
     let mut grants = vec!["authorization_code"];
     if server.config.refresh_tokens {
         grants.push("refresh_token");

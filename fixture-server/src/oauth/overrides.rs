@@ -2,7 +2,7 @@
 //! MCP URL (and the sign-in that a bridge stored for it) meets other metadata at its next
 //! start: the protected resource metadata naming another authorization server, an
 //! authorization endpoint on another origin, no `iss` (RFC 9207), no protected resource
-//! metadata (revision 2025-03-26) or its URLs answering another status, refused access tokens, the
+//! metadata (revision 2025-03-26) or its URLs answering another status, another name of the issuer, refused access tokens, the
 //! `expires_in` of the token responses, and the `resource` that `/authorize` accepts (of `/mcp`
 //! and of each tenant). The body replaces the
 //! earlier overrides; `{}` clears them.
@@ -52,12 +52,23 @@ pub struct Overrides {
     /// path (`{"/b/mcp": "https://…/"}`), and the one that the grants accept for it (default:
     /// the tenant's URL).
     pub tenant_resources: Option<HashMap<String, String>>,
+    /// The issuer that the authorization server metadata and the `iss` of the redirects name,
+    /// and the origin of its endpoints (default: the fixture's origin): another name of the
+    /// fixture, such as `https://fixture.test:<port>` that only a proxy resolves.
+    pub issuer: Option<String>,
 }
 
 impl AuthServer {
     /// The overrides now in force.
     pub(super) fn overrides(&self) -> Overrides {
         lock(&self.overrides).clone()
+    }
+
+    /// The issuer that the metadata and the redirects name.
+    pub(super) fn issuer_name(&self) -> String {
+        self.overrides()
+            .issuer
+            .unwrap_or_else(|| self.issuer.clone())
     }
 
     /// The `resource` that the grants accept.
