@@ -36,6 +36,7 @@ mod sign_in;
 mod sign_in_checked_answers;
 mod sign_in_forged_redirects;
 mod sign_in_issuer_bound;
+mod sign_in_plain_http_local;
 mod sign_in_proxy_per_request;
 mod sign_in_tenants;
 mod stdio_form;
