@@ -48,10 +48,12 @@ fn well_known_resource_urls(mcp: &Url) -> Vec<MetadataUrl> {
     let mut urls = Vec::new();
     let path = path_of(mcp);
     if !path.is_empty() {
-        urls.extend(well_known(mcp, "oauth-protected-resource", &path).map(|url| MetadataUrl {
-            url,
-            resources: identifiers(&path, mcp),
-        }));
+        urls.extend(
+            well_known(mcp, "oauth-protected-resource", &path).map(|url| MetadataUrl {
+                url,
+                resources: identifiers(&path, mcp),
+            }),
+        );
     }
     urls.extend(
         well_known(mcp, "oauth-protected-resource", "").map(|url| MetadataUrl {

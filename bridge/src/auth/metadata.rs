@@ -174,9 +174,14 @@ pub(crate) fn parse_server(doc: &Value, issuer: &Url) -> Result<Server, Failure>
         .get("authorization_response_iss_parameter_supported")
         .and_then(Value::as_bool)
         .unwrap_or(false);
-    if !authorization_endpoint_justified(&authorization_endpoint, issuer, iss_parameter_supported) {
+    if !authorization_endpoint_justified(
+        &authorization_endpoint,
+        &token_endpoint,
+        issuer,
+        iss_parameter_supported,
+    ) {
         return Err(Failure::Discovery(
-            "the authorization endpoint is on another origin than the issuer, and the authorization server does not name itself in its redirects (RFC 9207)".into(),
+            "the authorization endpoint is not the issuer's own, and the authorization server does not name itself in its redirects (RFC 9207)".into(),
         ));
     }
     // OAuth 2.1 and the MCP specification: PKCE with S256 is required.
@@ -210,11 +215,31 @@ pub(crate) fn parse_server(doc: &Value, issuer: &Url) -> Result<Server, Failure>
 
 /// Mix-up (RFC 9207, docs/sign-in.md "Bound to the issuer"): one redirect URI serves every
 /// authorization server, so a redirect is known to come from the issuer only by its `iss`, or
-/// by the authorization endpoint being on the issuer's own origin. An endpoint elsewhere
-/// (another server's authorization endpoint, whose code would go to this issuer's token
-/// endpoint with the verifier) is accepted only when the redirect must carry `iss`.
-fn authorization_endpoint_justified(endpoint: &Url, issuer: &Url, iss_required: bool) -> bool {
-    iss_required || endpoint.origin() == issuer.origin()
+/// by the authorization endpoint being the issuer's own: on its origin, and below its path or
+/// in the folder of its token endpoint. An endpoint elsewhere (another server's authorization
+/// endpoint, whose code would go to this issuer's token endpoint with the verifier) is
+/// accepted only when the redirect must carry `iss`. The path matters for an origin that
+/// several issuers share (`https://host/tenant-a`, `https://host/tenant-b`); the folder of the
+/// token endpoint admits a server whose endpoints are beside its issuer's path, not below it
+/// (`…/{tenant}/v2.0` with `…/{tenant}/oauth2/v2.0/authorize` and `…/token`).
+fn authorization_endpoint_justified(
+    endpoint: &Url,
+    token_endpoint: &Url,
+    issuer: &Url,
+    iss_required: bool,
+) -> bool {
+    let below_issuer = || {
+        let base = issuer.path().trim_end_matches('/');
+        endpoint
+            .path()
+            .strip_prefix(base)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    };
+    let folder = |url: &Url| url.path().rsplit_once('/').map(|(dir, _)| dir.to_owned());
+    let beside_token = || {
+        endpoint.origin() == token_endpoint.origin() && folder(endpoint) == folder(token_endpoint)
+    };
+    iss_required || (endpoint.origin() == issuer.origin() && (below_issuer() || beside_token()))
 }
 
 fn strings(doc: &Value, key: &str) -> Vec<String> {
@@ -354,7 +379,14 @@ mod tests {
             )
             .is_err()
         );
-        assert!(parse_resource(&json!({"authorization_servers":["https://a"]}), &mcp, &at_path(&mcp)).is_err());
+        assert!(
+            parse_resource(
+                &json!({"authorization_servers":["https://a"]}),
+                &mcp,
+                &at_path(&mcp)
+            )
+            .is_err()
+        );
         assert!(parse_resource(&json!({"resource":"https://127.0.0.1:9/mcp","authorization_servers":["http://a.example"]}), &mcp, &at_path(&mcp)).is_err());
     }
 
@@ -482,5 +514,64 @@ mod tests {
         doc["authorization_response_iss_parameter_supported"] = json!(false);
         doc["authorization_endpoint"] = json!("https://as.example/o/authorize");
         assert!(parse_server(&doc, &issuer).is_ok());
+    }
+
+    /// A mock issuer on the origin of the honest one (`/evil` beside `/honest`) that names the
+    /// honest authorization endpoint and its own token endpoint: without `iss`, the code of
+    /// the honest server would reach the mock's token endpoint.
+    #[test]
+    fn rfc_9207_a_mock_issuer_on_the_same_origin_needs_the_iss_for_another_issuers_endpoint() {
+        let doc = |issuer: &str, authorize: &str, token: &str, iss: bool| {
+            json!({"issuer": issuer, "authorization_endpoint": authorize, "token_endpoint": token,
+                "code_challenge_methods_supported": ["S256"],
+                "authorization_response_iss_parameter_supported": iss})
+        };
+        let evil = url("https://host.example/evil");
+        let mix_up = |iss| {
+            doc(
+                "https://host.example/evil",
+                "https://host.example/honest/authorize",
+                "https://host.example/evil/token",
+                iss,
+            )
+        };
+        assert!(parse_server(&mix_up(false), &evil).is_err());
+        assert!(parse_server(&mix_up(true), &evil).is_ok());
+        // The issuer's own endpoints, below its path or beside its token endpoint.
+        for (issuer, authorize, token) in [
+            (
+                "https://host.example/evil",
+                "https://host.example/evil/authorize",
+                "https://host.example/evil/token",
+            ),
+            (
+                "https://host.example",
+                "https://host.example/authorize",
+                "https://host.example/oauth/token",
+            ),
+            (
+                "https://login.example/tid/v2.0",
+                "https://login.example/tid/oauth2/v2.0/authorize",
+                "https://login.example/tid/oauth2/v2.0/token",
+            ),
+        ] {
+            assert!(
+                parse_server(&doc(issuer, authorize, token, false), &url(issuer)).is_ok(),
+                "{authorize}"
+            );
+        }
+        // A path that only starts with the issuer's is another issuer's.
+        assert!(
+            parse_server(
+                &doc(
+                    "https://host.example/ev",
+                    "https://host.example/evil/authorize",
+                    "https://host.example/ev/token",
+                    false
+                ),
+                &url("https://host.example/ev")
+            )
+            .is_err()
+        );
     }
 }

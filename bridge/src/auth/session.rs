@@ -103,9 +103,8 @@ impl Session {
         };
         // A stored sign-in is used only for the resource it was obtained for: at the start,
         // before any metadata, that resource must be one the rule can give this URL.
-        let record = record.filter(|r| {
-            for_this_resource(r, &super::discovery::resources_of(&opts.mcp))
-        });
+        let record =
+            record.filter(|r| for_this_resource(r, &super::discovery::resources_of(&opts.mcp)));
         Session {
             http,
             opts,

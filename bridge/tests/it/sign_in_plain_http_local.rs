@@ -61,10 +61,17 @@ fn a_remote_mcp_server_names_no_plain_http_authorization_server_on_this_machine(
         }),
     );
     let (r, stderr) = initialize_remote(&fixture);
-    assert_eq!(r["error"]["data"]["cause"], "sign_in_failed", "{r}\n{stderr}");
+    assert_eq!(
+        r["error"]["data"]["cause"], "sign_in_failed",
+        "{r}\n{stderr}"
+    );
     let detail = r["error"]["data"]["detail"].as_str().unwrap_or_default();
     assert!(detail.contains("names no authorization server"), "{r}");
-    assert!(!local.connected(), "the bridge connected to {}", local.url());
+    assert!(
+        !local.connected(),
+        "the bridge connected to {}",
+        local.url()
+    );
 }
 
 #[test]
@@ -82,8 +89,15 @@ fn a_remote_issuer_names_no_plain_http_endpoint_on_this_machine() {
         }),
     );
     let (r, stderr) = initialize_remote(&fixture);
-    assert_eq!(r["error"]["data"]["cause"], "sign_in_failed", "{r}\n{stderr}");
+    assert_eq!(
+        r["error"]["data"]["cause"], "sign_in_failed",
+        "{r}\n{stderr}"
+    );
     let detail = r["error"]["data"]["detail"].as_str().unwrap_or_default();
     assert!(detail.contains("no authorization or token endpoint"), "{r}");
-    assert!(!local.connected(), "the bridge connected to {}", local.url());
+    assert!(
+        !local.connected(),
+        "the bridge connected to {}",
+        local.url()
+    );
 }

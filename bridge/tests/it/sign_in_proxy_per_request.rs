@@ -74,5 +74,8 @@ fn a_remote_authorization_server_is_reached_through_the_proxy_and_a_loopback_mcp
     // The sign-in completed: its token request went to the remote name, which only the
     // proxy resolves.
     let counted = counters(&fixture);
-    assert_eq!(counted["token_requests"]["authorization_code"], 1, "{counted}");
+    assert_eq!(
+        counted["token_requests"]["authorization_code"], 1,
+        "{counted}"
+    );
 }

@@ -132,7 +132,11 @@ fn files(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
         .expect("read_dir")
         .map(|entry| {
             let path = entry.expect("entry").path();
-            let name = path.file_name().expect("name").to_string_lossy().into_owned();
+            let name = path
+                .file_name()
+                .expect("name")
+                .to_string_lossy()
+                .into_owned();
             (name, std::fs::read(&path).expect("read"))
         })
         .collect()
