@@ -11,6 +11,9 @@ use super::AuthServer;
 /// The paths of the tenants' MCP endpoints.
 pub const TENANTS: [&str; 2] = ["/a/mcp", "/b/mcp"];
 
+/// The path of the MCP endpoint of the fixture itself (as `super::PRM_PATH` names it).
+const MCP: &str = "/mcp";
+
 /// The start of the path of the protected resource metadata (RFC 9728 §3.1).
 pub const PRM_PREFIX: &str = "/.well-known/oauth-protected-resource";
 
@@ -21,7 +24,7 @@ pub fn served_by(metadata_path: &str) -> &str {
     TENANTS
         .into_iter()
         .find(|tenant| *tenant == rest)
-        .unwrap_or(crate::http::PATH)
+        .unwrap_or(MCP)
 }
 
 impl AuthServer {
@@ -47,11 +50,7 @@ impl AuthServer {
 
     /// The URL of the protected resource metadata of the MCP endpoint at `path`.
     pub(super) fn prm_url_of(&self, path: &str) -> String {
-        let path = if TENANTS.contains(&path) {
-            path
-        } else {
-            crate::http::PATH
-        };
+        let path = if TENANTS.contains(&path) { path } else { MCP };
         format!("{}{PRM_PREFIX}{path}", self.issuer)
     }
 }
@@ -62,9 +61,18 @@ mod tests {
 
     #[test]
     fn each_tenant_has_its_own_metadata_and_the_rest_is_of_mcp() {
-        assert_eq!(served_by("/.well-known/oauth-protected-resource/a/mcp"), "/a/mcp");
-        assert_eq!(served_by("/.well-known/oauth-protected-resource/b/mcp"), "/b/mcp");
-        assert_eq!(served_by("/.well-known/oauth-protected-resource/mcp"), "/mcp");
+        assert_eq!(
+            served_by("/.well-known/oauth-protected-resource/a/mcp"),
+            "/a/mcp"
+        );
+        assert_eq!(
+            served_by("/.well-known/oauth-protected-resource/b/mcp"),
+            "/b/mcp"
+        );
+        assert_eq!(
+            served_by("/.well-known/oauth-protected-resource/mcp"),
+            "/mcp"
+        );
         assert_eq!(served_by("/.well-known/oauth-protected-resource"), "/mcp");
     }
 }
