@@ -19,6 +19,10 @@
 #    leaves the platform's file as it was (it must not write through its hard link).
 # 6. The launcher runs nothing, and says why, on a glibc system that has only the musl package,
 #    and with a platform package of another version.
+# 7. The launcher and the install step run only the binaries of their own dependency with the
+#    SHA-256 recorded at pack time: a platform package planted above the project or in Node's
+#    global folders is never found, and one beside the launcher with a copied version field
+#    does not run (ci/npm-launcher-test.js).
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: $0 <dir of the npm tarballs>" >&2; exit 2; }
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -75,6 +79,14 @@ for b in mcp-bridge-vscode mcp-bridge-harness bridge-fixture-server; do
   printf 'not a program\n' >"$broken/@mcp-bridge-vscode/$platform/bin/$b"
   chmod 755 "$broken/@mcp-bridge-vscode/$platform/bin/$b"
 done
+# As if these were the packed binaries (their digests recorded), so that the install step gets
+# as far as running one.
+node -e '
+  const [file, pkg, dir] = process.argv.slice(1), fs = require("fs"), sums = {};
+  for (const b of fs.readdirSync(dir))
+    sums[b] = require("crypto").createHash("sha256").update(fs.readFileSync(`${dir}/${b}`)).digest("hex");
+  fs.writeFileSync(file, JSON.stringify({ [pkg]: sums }));
+' "$broken/mcp-bridge-vscode/lib/checksums.json" "@mcp-bridge-vscode/$platform" "$broken/@mcp-bridge-vscode/$platform/bin"
 (cd "$broken/mcp-bridge-vscode" && npm_config_user_agent="npm/$(npm --version)" node install.js 2>/dev/null)
 [ "$(cat "$broken/@mcp-bridge-vscode/$platform/bin/mcp-bridge-vscode")" = "not a program" ] ||
   { echo "$0: the install step wrote into the platform package's binary" >&2; exit 1; }
@@ -109,3 +121,6 @@ if [ "$(node -p 'process.report.getReport().header.glibcVersionRuntime ? 1 : 0')
     "$mixed/@mcp-bridge-vscode/$platform/package.json"
   launcher_error "$mixed" "$platform of version 0.0.1" "is version 0.0.1, not $version"
 fi
+
+echo "== npm: the launcher runs only its own dependency's binaries, with their packed SHA-256"
+node "$root/ci/npm-launcher-test.js" "$work/launcher/node_modules" "$version" | grep -E '^(not )?ok|^# (pass|fail)'

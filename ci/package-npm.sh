@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The npm packages from the staged binaries: one package per platform (@mcp-bridge-vscode/<os>-<cpu>,
 # and <os>-<cpu>-musl for a Linux with musl libc, selected by npm through `os`, `cpu` and `libc`)
-# and the main package mcp-bridge-vscode, whose optional dependencies name them (packaging/npm/, bridge/README.md "npm and PyPI").
+# and the main package mcp-bridge-vscode, whose optional dependencies name them and whose
+# lib/checksums.json records the SHA-256 of each of their binaries (packaging/npm/, bridge/README.md "npm and PyPI").
 #
 #   bash ci/package-npm.sh <stage dir> <out dir>
 #
@@ -47,6 +48,10 @@ set_json() {
 }
 
 deps="{}"
+# The SHA-256 of each binary of each platform package: the main package records them in
+# lib/checksums.json, and its launcher and install step run a platform binary only with its
+# recorded digest (packaging/npm/mcp-bridge-vscode/lib/platform.js).
+sums="{}"
 for dir in "$stage"/*/; do
   target="$(basename "$dir")"
   read -r os cpu libc <<<"$(npm_platform "$target")" || true
@@ -75,6 +80,13 @@ for dir in "$stage"/*/; do
     [ -f "$dir/$b$exe" ] || { echo "$0: $dir$b$exe is missing" >&2; exit 1; }
     cp "$dir/$b$exe" "$pkg/bin/"
     chmod 755 "$pkg/bin/$b$exe"
+    sums="$(node -e '
+      const [sums, pkg, exe, file] = process.argv.slice(1);
+      const d = JSON.parse(sums);
+      const hash = require("crypto").createHash("sha256").update(require("fs").readFileSync(file)).digest("hex");
+      (d[pkg] = d[pkg] || {})[exe] = hash;
+      console.log(JSON.stringify(d));
+    ' "$sums" "@mcp-bridge-vscode/$name" "$b$exe" "$pkg/bin/$b$exe")"
   done
   set_json "$pkg/package.json" \
     "{\"name\":\"@mcp-bridge-vscode/$name\",$fields,\"description\":\"The native binaries of mcp-bridge-vscode for $name ($target)\"}"
@@ -90,5 +102,6 @@ cp -r "$root/packaging/npm/mcp-bridge-vscode" "$main"
 cp "$root/packaging/npm/README.md" "$main/"
 [ -f "$root/LICENSE" ] && cp "$root/LICENSE" "$main/"
 set_json "$main/package.json" "{\"optionalDependencies\":$deps}"
+node -e 'process.stdout.write(JSON.stringify(JSON.parse(process.argv[1]), null, 2) + "\n")' "$sums" >"$main/lib/checksums.json"
 (cd "$main" && npm pack --silent --pack-destination "$out" >/dev/null)
 echo "npm: mcp-bridge-vscode $version -> $out"

@@ -8,6 +8,12 @@ pub enum Failure {
     /// The metadata of the resource or of the authorization server is missing or not valid.
     #[error("the discovery of the authorization server failed: {0}")]
     Discovery(String),
+    /// The `resource` of the protected resource metadata is not the identifier of the URL
+    /// that the document was found at (RFC 9728 §3.3): the document is not used.
+    #[error(
+        "the discovery of the authorization server failed: the resource of the protected resource metadata is not the upstream server"
+    )]
+    ResourceMismatch,
     /// A connection to the authorization server or the metadata failed.
     #[error("the connection failed: {0}")]
     Transport(String),

@@ -7,10 +7,11 @@ use url::Url;
 
 use super::challenge::Challenge;
 use super::discovery::{
-    authorization_server_metadata_urls, issuer_matches, resource_covers, resource_metadata_urls,
+    MetadataUrl, authorization_server_metadata_urls, issuer_matches, resource_metadata_urls,
 };
 use super::failure::Failure;
 use crate::cli::url_rule::{Loopback, is_loopback};
+use crate::log::{self, Level};
 use crate::webclient::{BodyError, describe, read_body};
 
 /// A metadata document is read up to this size.
@@ -47,7 +48,8 @@ pub struct Server {
 }
 
 /// The protected resource metadata of `mcp`: the first document of the candidate URLs that
-/// answers, whose `resource` covers the MCP URL; `None` when every candidate answers 404 (L4:
+/// answers, whose `resource` must be the one of its URL (RFC 9728 §3.3: else the sign-in
+/// fails, [`Failure::ResourceMismatch`]); `None` when every candidate answers 404 (L4:
 /// a server of revision 2025-03-26, whose authorization server is at its origin). When none
 /// has a document and one answered another status (a 5xx, a 401…), the server is broken, not
 /// of that revision: the sign-in fails with that status.
@@ -57,9 +59,9 @@ pub async fn resource(
     challenge: &Challenge,
 ) -> Result<Option<Resource>, Failure> {
     let mut refused: Option<String> = None;
-    for url in resource_metadata_urls(mcp, challenge.resource_metadata.as_deref()) {
-        match fetch_document(http, &url).await? {
-            Fetched::Document(doc) => return parse_resource(&doc, mcp).map(Some),
+    for found in resource_metadata_urls(mcp, challenge.resource_metadata.as_deref()) {
+        match fetch_document(http, &found.url).await? {
+            Fetched::Document(doc) => return parse_resource(&doc, mcp, &found).map(Some),
             Fetched::NotFound => {}
             Fetched::Refused(what) => {
                 refused.get_or_insert(what);
@@ -107,14 +109,28 @@ pub async fn server(http: &reqwest::Client, issuer: &Url) -> Result<Server, Fail
     ))
 }
 
-pub(crate) fn parse_resource(doc: &Value, mcp: &Url) -> Result<Resource, Failure> {
+pub(crate) fn parse_resource(
+    doc: &Value,
+    mcp: &Url,
+    found: &MetadataUrl,
+) -> Result<Resource, Failure> {
     let resource = doc.get("resource").and_then(Value::as_str).ok_or_else(|| {
         Failure::Discovery("the protected resource metadata has no resource".into())
     })?;
-    if !resource_covers(resource, mcp) {
-        return Err(Failure::Discovery(
-            "the resource of the protected resource metadata is not the upstream server".into(),
-        ));
+    if !found.resources.iter().any(|r| r == resource) {
+        let mut at = found.url.clone();
+        at.set_query(None);
+        let expected = found.resources.first().map_or("", String::as_str);
+        // The named resource is the server's text: quoted, escaped and cut, so that it
+        // cannot forge a line.
+        let named: String = resource.chars().take(256).collect();
+        log::bridge(
+            Level::Warn,
+            &format!(
+                "the protected resource metadata at {at} names the resource {named:?}, but the upstream server is {expected}: the bridge does not use it (RFC 9728 §3.3)"
+            ),
+        );
+        return Err(Failure::ResourceMismatch);
     }
     let authorization_servers: Vec<Url> = strings(doc, "authorization_servers")
         .iter()
@@ -158,9 +174,14 @@ pub(crate) fn parse_server(doc: &Value, issuer: &Url) -> Result<Server, Failure>
         .get("authorization_response_iss_parameter_supported")
         .and_then(Value::as_bool)
         .unwrap_or(false);
-    if !authorization_endpoint_justified(&authorization_endpoint, issuer, iss_parameter_supported) {
+    if !authorization_endpoint_justified(
+        &authorization_endpoint,
+        &token_endpoint,
+        issuer,
+        iss_parameter_supported,
+    ) {
         return Err(Failure::Discovery(
-            "the authorization endpoint is on another origin than the issuer, and the authorization server does not name itself in its redirects (RFC 9207)".into(),
+            "the authorization endpoint is not the issuer's own, and the authorization server does not name itself in its redirects (RFC 9207)".into(),
         ));
     }
     // OAuth 2.1 and the MCP specification: PKCE with S256 is required.
@@ -194,11 +215,31 @@ pub(crate) fn parse_server(doc: &Value, issuer: &Url) -> Result<Server, Failure>
 
 /// Mix-up (RFC 9207, docs/sign-in.md "Bound to the issuer"): one redirect URI serves every
 /// authorization server, so a redirect is known to come from the issuer only by its `iss`, or
-/// by the authorization endpoint being on the issuer's own origin. An endpoint elsewhere
-/// (another server's authorization endpoint, whose code would go to this issuer's token
-/// endpoint with the verifier) is accepted only when the redirect must carry `iss`.
-fn authorization_endpoint_justified(endpoint: &Url, issuer: &Url, iss_required: bool) -> bool {
-    iss_required || endpoint.origin() == issuer.origin()
+/// by the authorization endpoint being the issuer's own: on its origin, and below its path or
+/// in the folder of its token endpoint. An endpoint elsewhere (another server's authorization
+/// endpoint, whose code would go to this issuer's token endpoint with the verifier) is
+/// accepted only when the redirect must carry `iss`. The path matters for an origin that
+/// several issuers share (`https://host/tenant-a`, `https://host/tenant-b`); the folder of the
+/// token endpoint admits a server whose endpoints are beside its issuer's path, not below it
+/// (`…/{tenant}/v2.0` with `…/{tenant}/oauth2/v2.0/authorize` and `…/token`).
+fn authorization_endpoint_justified(
+    endpoint: &Url,
+    token_endpoint: &Url,
+    issuer: &Url,
+    iss_required: bool,
+) -> bool {
+    let below_issuer = || {
+        let base = issuer.path().trim_end_matches('/');
+        endpoint
+            .path()
+            .strip_prefix(base)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    };
+    let folder = |url: &Url| url.path().rsplit_once('/').map(|(dir, _)| dir.to_owned());
+    let beside_token = || {
+        endpoint.origin() == token_endpoint.origin() && folder(endpoint) == folder(token_endpoint)
+    };
+    iss_required || (endpoint.origin() == issuer.origin() && (below_issuer() || beside_token()))
 }
 
 fn strings(doc: &Value, key: &str) -> Vec<String> {
@@ -305,12 +346,17 @@ mod tests {
         Url::parse(s).expect("url")
     }
 
+    /// The well-known URI at the path of `mcp`, the first candidate without a challenge.
+    fn at_path(mcp: &Url) -> MetadataUrl {
+        resource_metadata_urls(mcp, None).remove(0)
+    }
+
     #[test]
     fn the_protected_resource_metadata_must_cover_the_server_and_name_a_server() {
         let mcp = url("https://127.0.0.1:9/mcp");
         let doc = json!({"resource":"https://127.0.0.1:9/mcp","authorization_servers":["https://127.0.0.1:9","ftp://x"],"scopes_supported":["mcp:read"]});
         assert_eq!(
-            parse_resource(&doc, &mcp),
+            parse_resource(&doc, &mcp, &at_path(&mcp)),
             Ok(Resource {
                 resource: "https://127.0.0.1:9/mcp".into(),
                 authorization_servers: vec![url("https://127.0.0.1:9")],
@@ -320,19 +366,68 @@ mod tests {
         assert!(
             parse_resource(
                 &json!({"resource":"https://other/mcp","authorization_servers":["https://a"]}),
-                &mcp
+                &mcp,
+                &at_path(&mcp)
             )
             .is_err()
         );
         assert!(
             parse_resource(
                 &json!({"resource":"https://127.0.0.1:9/mcp","authorization_servers":[]}),
-                &mcp
+                &mcp,
+                &at_path(&mcp)
             )
             .is_err()
         );
-        assert!(parse_resource(&json!({"authorization_servers":["https://a"]}), &mcp).is_err());
-        assert!(parse_resource(&json!({"resource":"https://127.0.0.1:9/mcp","authorization_servers":["http://a.example"]}), &mcp).is_err());
+        assert!(
+            parse_resource(
+                &json!({"authorization_servers":["https://a"]}),
+                &mcp,
+                &at_path(&mcp)
+            )
+            .is_err()
+        );
+        assert!(parse_resource(&json!({"resource":"https://127.0.0.1:9/mcp","authorization_servers":["http://a.example"]}), &mcp, &at_path(&mcp)).is_err());
+    }
+
+    /// RFC 9728 §3.3: a tenant's metadata never names the whole host or another tenant, and
+    /// the root's names the origin only there.
+    #[test]
+    fn rfc_9728_the_resource_is_the_identifier_of_its_metadata_url() {
+        let mcp = url("https://host.example/b/mcp");
+        let doc = |resource: &str| json!({"resource": resource, "authorization_servers": ["https://as.example"]});
+        let [challenge, path, root] = <[MetadataUrl; 3]>::try_from(resource_metadata_urls(
+            &mcp,
+            Some("https://host.example/prm/b"),
+        ))
+        .expect("three candidates");
+        for found in [&challenge, &path] {
+            assert!(parse_resource(&doc("https://host.example/b/mcp"), &mcp, found).is_ok());
+            for other in [
+                "https://host.example/",
+                "https://host.example",
+                "https://host.example/b",
+                "https://host.example/a/mcp",
+                "https://host.example/b/mcp/",
+                "https://HOST.example/b/mcp",
+                "https://host.example:443/b/mcp",
+                "https://host.example/b/mcp?key=1",
+            ] {
+                assert_eq!(
+                    parse_resource(&doc(other), &mcp, found),
+                    Err(Failure::ResourceMismatch),
+                    "{other} at {}",
+                    found.url
+                );
+            }
+        }
+        for origin in ["https://host.example", "https://host.example/"] {
+            assert!(parse_resource(&doc(origin), &mcp, &root).is_ok());
+        }
+        assert_eq!(
+            parse_resource(&doc("https://host.example/b/mcp"), &mcp, &root),
+            Err(Failure::ResourceMismatch)
+        );
     }
 
     #[test]
@@ -393,11 +488,11 @@ mod tests {
         let mcp = url("https://mcp.example/mcp");
         let prm = json!({"resource": "https://mcp.example/mcp",
             "authorization_servers": ["http://127.0.0.1:9"]});
-        assert!(parse_resource(&prm, &mcp).is_err());
+        assert!(parse_resource(&prm, &mcp, &at_path(&mcp)).is_err());
         let local_mcp = url("http://127.0.0.1:8/mcp");
         let prm = json!({"resource": "http://127.0.0.1:8/mcp",
             "authorization_servers": ["http://127.0.0.1:9"]});
-        assert!(parse_resource(&prm, &local_mcp).is_ok());
+        assert!(parse_resource(&prm, &local_mcp, &at_path(&local_mcp)).is_ok());
     }
 
     #[test]
@@ -419,5 +514,64 @@ mod tests {
         doc["authorization_response_iss_parameter_supported"] = json!(false);
         doc["authorization_endpoint"] = json!("https://as.example/o/authorize");
         assert!(parse_server(&doc, &issuer).is_ok());
+    }
+
+    /// A mock issuer on the origin of the honest one (`/evil` beside `/honest`) that names the
+    /// honest authorization endpoint and its own token endpoint: without `iss`, the code of
+    /// the honest server would reach the mock's token endpoint.
+    #[test]
+    fn rfc_9207_a_mock_issuer_on_the_same_origin_needs_the_iss_for_another_issuers_endpoint() {
+        let doc = |issuer: &str, authorize: &str, token: &str, iss: bool| {
+            json!({"issuer": issuer, "authorization_endpoint": authorize, "token_endpoint": token,
+                "code_challenge_methods_supported": ["S256"],
+                "authorization_response_iss_parameter_supported": iss})
+        };
+        let evil = url("https://host.example/evil");
+        let mix_up = |iss| {
+            doc(
+                "https://host.example/evil",
+                "https://host.example/honest/authorize",
+                "https://host.example/evil/token",
+                iss,
+            )
+        };
+        assert!(parse_server(&mix_up(false), &evil).is_err());
+        assert!(parse_server(&mix_up(true), &evil).is_ok());
+        // The issuer's own endpoints, below its path or beside its token endpoint.
+        for (issuer, authorize, token) in [
+            (
+                "https://host.example/evil",
+                "https://host.example/evil/authorize",
+                "https://host.example/evil/token",
+            ),
+            (
+                "https://host.example",
+                "https://host.example/authorize",
+                "https://host.example/oauth/token",
+            ),
+            (
+                "https://login.example/tid/v2.0",
+                "https://login.example/tid/oauth2/v2.0/authorize",
+                "https://login.example/tid/oauth2/v2.0/token",
+            ),
+        ] {
+            assert!(
+                parse_server(&doc(issuer, authorize, token, false), &url(issuer)).is_ok(),
+                "{authorize}"
+            );
+        }
+        // A path that only starts with the issuer's is another issuer's.
+        assert!(
+            parse_server(
+                &doc(
+                    "https://host.example/ev",
+                    "https://host.example/evil/authorize",
+                    "https://host.example/ev/token",
+                    false
+                ),
+                &url("https://host.example/ev")
+            )
+            .is_err()
+        );
     }
 }

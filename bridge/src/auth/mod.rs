@@ -28,6 +28,8 @@ pub mod registration;
 pub mod session;
 pub mod start;
 pub mod store;
+#[cfg(test)]
+mod stored_resource_tests;
 pub mod token_source;
 pub mod tokens;
 

@@ -101,6 +101,10 @@ impl Session {
                 None
             }
         };
+        // A stored sign-in is used only for the resource it was obtained for: at the start,
+        // before any metadata, that resource must be one the rule can give this URL.
+        let record =
+            record.filter(|r| for_this_resource(r, &super::discovery::resources_of(&opts.mcp)));
         Session {
             http,
             opts,
@@ -241,6 +245,10 @@ impl Session {
         if inner.found.is_none() {
             self.find_for(inner, challenge, Some(&record)).await?;
         }
+        if inner.record.is_none() {
+            // Discovery found another resource: this refresh token is not for it.
+            return Err(Failure::TokenRefused("another resource".into()));
+        }
         let Some(found) = inner.found.as_ref() else {
             return Err(Failure::RegistrationUnavailable);
         };
@@ -315,6 +323,13 @@ impl Session {
                 metadata::resource_at_origin(&self.opts.mcp)
             }
         };
+        // The tokens of a stored sign-in go only to the resource of the accepted metadata
+        // (RFC 8707): for another one, the next sign-in replaces them.
+        if let Some(record) = &inner.record
+            && !for_this_resource(record, std::slice::from_ref(&resource.resource))
+        {
+            inner.record = None;
+        }
         let Some(issuer) = resource.authorization_servers.first().cloned() else {
             return Err(Failure::Discovery(
                 "the protected resource metadata names no authorization server".into(),
@@ -355,6 +370,21 @@ impl Session {
         }
         inner.record = Some(record);
     }
+}
+
+/// Whether `record` was obtained for one of `resources`; a line says when it was not.
+fn for_this_resource(record: &Record, resources: &[String]) -> bool {
+    let fits = resources.contains(&record.resource);
+    if !fits {
+        let resource: String = record.resource.chars().take(256).collect();
+        log::bridge(
+            Level::Info,
+            &format!(
+                "the stored sign-in is for the resource {resource:?}, not for the upstream server: the bridge signs in anew"
+            ),
+        );
+    }
+    fits
 }
 
 /// The scopes of a sign-in: the challenge's; for a step-up, their union with the granted

@@ -382,6 +382,12 @@ stderr_lines! {
         PROTECTED_RESOURCE_METADATA_NAMES_ANOTHER [Bridge Info]
             "the protected resource metadata names another authorization server than the one of the stored sign-in: the bridge signs in anew"
             "(Sign-in) The stored refresh token is not sent to the new server ([sign-in.md](sign-in.md#bound-to-the-issuer)); the stored access token serves while it is valid.";
+        PROTECTED_RESOURCE_METADATA_OTHER_RESOURCE [Bridge Warn]
+            "the protected resource metadata at <url> names the resource <resource>, but the upstream server is <identifier>: the bridge does not use it (RFC 9728 §3.3)"
+            "(Sign-in) The document's `resource` is not the URL of the request (a document of the challenge's `resource_metadata`) or the identifier into which its well-known URI was inserted ([sign-in.md](sign-in.md#bound-to-the-issuer)); `<resource>` is the server's text, quoted. No token is asked for; the request gets `sign_in_failed`.";
+        STORED_SIGN_IN_OTHER_RESOURCE [Bridge Info]
+            "the stored sign-in is for the resource <resource>, not for the upstream server: the bridge signs in anew"
+            "(Sign-in) A stored sign-in is used only for the resource that it was obtained for: at the start, the identifier of the URL or of its origin; after discovery, the `resource` of the accepted metadata. Its tokens are not sent, and the next sign-in replaces it.";
         STORED_SIGN_IN_CANNOT_BE_READ [Bridge Warn]
             "the stored sign-in cannot be read: <error>"
             "(Sign-in) At the start, the token store failed to read the sign-in of the URL; the bridge starts without it.";

@@ -174,7 +174,7 @@ fn skip(what: &str, error: &StoreError) {
 }
 
 /// Reads the protected resource metadata of the server at `url` (never the authorization
-/// server): does its `resource` cover the URL?
+/// server): is its `resource` the identifier of its well-known URI (RFC 9728 §3.3)?
 fn resource_metadata(url: &Url, extra_roots: Vec<reqwest::Certificate>) -> Metadata {
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -194,11 +194,9 @@ fn resource_metadata(url: &Url, extra_roots: Vec<reqwest::Certificate>) -> Metad
             Ok(Some(_)) => Metadata::Covers,
             // L4: a server of 2025-03-26 has no such metadata; its tokens are for its URL.
             Ok(None) => Metadata::Covers,
-            // `metadata::parse_resource` checks `resource_covers` and says so in this text; a
-            // document of another resource is an answer (keep the sign-in), not a failure.
-            Err(Failure::Discovery(why)) if why.contains("is not the upstream server") => {
-                Metadata::OtherResource
-            }
+            // A document of another resource (RFC 9728 §3.3) is an answer (keep the sign-in),
+            // not a failure.
+            Err(Failure::ResourceMismatch) => Metadata::OtherResource,
             Err(failure) => Metadata::Unreadable(failure.to_string()),
         }
     })

@@ -125,3 +125,51 @@ fn two_accounts_stay_apart() {
     );
     sweep(setup.state_dir());
 }
+
+/// The contents of each file of `dir`, by name.
+fn files(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .expect("read_dir")
+        .map(|entry| {
+            let path = entry.expect("entry").path();
+            let name = path
+                .file_name()
+                .expect("name")
+                .to_string_lossy()
+                .into_owned();
+            (name, std::fs::read(&path).expect("read"))
+        })
+        .collect()
+}
+
+/// `logout --all` deletes a sign-in of the file store that its index does not name (an index
+/// update lost to another bridge): here the index of before the second sign-in is put back,
+/// so the second account's record is outside it, and still serves its account until then.
+#[test]
+fn logout_all_deletes_a_file_store_sign_in_outside_the_index() {
+    let fixture = oauth_fixture(&[]);
+    let setup = Stored::new(&fixture.url, "file", KEY);
+    setup.sign_in(&["--account", "work"]);
+    let before = files(&setup.token_dir());
+    setup.sign_in(&["--account", "home"]);
+    let after = files(&setup.token_dir());
+    let changed: Vec<&String> = before
+        .iter()
+        .filter(|(name, bytes)| after.get(*name) != Some(*bytes))
+        .map(|(name, _)| name)
+        .collect();
+    let [index] = changed[..] else {
+        panic!("not one file changed by the second sign-in (the index): {changed:?}");
+    };
+    std::fs::write(setup.token_dir().join(index), &before[index]).expect("the old index");
+    setup.reuse(&["--account", "home"]);
+
+    let (code, stderr) = setup.logout(&["--all"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("logout deleted 1 stored sign-ins"),
+        "only the indexed one: {stderr}"
+    );
+    assert!(!setup.token_dir().exists(), "{stderr}");
+    setup.sign_in(&["--account", "home"]);
+}

@@ -187,7 +187,15 @@ fn router(
             Arc::new(NeverSessionManager::default()),
             config,
         );
-        Router::new().route_service(PATH, mcp)
+        let mut router = Router::new().route_service(PATH, mcp.clone());
+        if options.oauth {
+            // The tenants of the authorization server: the same MCP server, each its own
+            // protected resource (oauth/tenants.rs).
+            for tenant in oauth::TENANTS {
+                router = router.route_service(tenant, mcp.clone());
+            }
+        }
+        router
     };
     let gate = Arc::new(gate::Gate {
         bearer,

@@ -109,7 +109,7 @@ fn redirect(
             query.append_pair("state", state);
         }
         if !server.overrides().no_iss {
-            query.append_pair("iss", &server.issuer);
+            query.append_pair("iss", &server.issuer_name());
         }
     }
     let Ok(location) = HeaderValue::from_str(url.as_str()) else {
@@ -183,16 +183,16 @@ pub async fn authorize(State(server): State<Arc<AuthServer>>, uri: Uri) -> Respo
             "code_challenge is not an S256 challenge (43 characters of base64url)",
         );
     }
-    match params.get("resource") {
+    let resource = match params.get("resource") {
         None => return fail("invalid_target", "resource is missing (RFC 8707)"),
-        Some(resource) if *resource != server.accepted_resource() => {
+        Some(resource) if !server.accepted_resources().contains(resource) => {
             return fail(
                 "invalid_target",
                 "resource is not the MCP URL of this server",
             );
         }
-        Some(_) => {}
-    }
+        Some(resource) => resource.clone(),
+    };
     server
         .store()
         .counters
@@ -212,6 +212,7 @@ pub async fn authorize(State(server): State<Arc<AuthServer>>, uri: Uri) -> Respo
             grant: Grant {
                 client_id: client.id.clone(),
                 scopes: scopes.clone(),
+                resource,
                 expires: Some(Instant::now() + CODE_LIFETIME),
             },
             redirect_uri: redirect_uri.clone(),
@@ -396,7 +397,7 @@ pub async fn token(
         Err(response) => return response,
     };
     if let Some(resource) = params.get("resource")
-        && *resource != server.accepted_resource()
+        && !server.accepted_resources().contains(resource)
     {
         return oauth_error(
             StatusCode::BAD_REQUEST,
@@ -459,7 +460,18 @@ fn exchange(
             client.id
         ),
     );
-    Ok(server.issue(&client.id, entry.grant.scopes))
+    // RFC 8707 §2.2: the tokens are for the resource of the authorization request; a token
+    // request that names another one is refused.
+    if params
+        .get("resource")
+        .is_some_and(|r| *r != entry.grant.resource)
+    {
+        return Err((
+            "invalid_target",
+            "resource is not the one of the authorization request".into(),
+        ));
+    }
+    Ok(server.issue(&client.id, entry.grant.scopes, &entry.grant.resource))
 }
 
 /// The refresh token grant: the refresh token rotates (the old one is no longer valid); a
@@ -498,6 +510,12 @@ fn refresh(
             "the refresh token was issued to another client".into(),
         ));
     }
+    if params.get("resource").is_some_and(|r| *r != entry.resource) {
+        return Err((
+            "invalid_target",
+            "resource is not the one of the refresh token".into(),
+        ));
+    }
     let scopes = match params.get("scope") {
         None => entry.scopes.clone(),
         Some(text) => {
@@ -521,7 +539,7 @@ fn refresh(
         "oauth",
         &format!("issued tokens to the client {} (refresh_token)", client.id),
     );
-    Ok(server.issue(&client.id, scopes))
+    Ok(server.issue(&client.id, scopes, &entry.resource))
 }
 
 #[cfg(test)]

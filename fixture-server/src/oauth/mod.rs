@@ -17,8 +17,11 @@ mod clients;
 mod flow;
 mod issued;
 mod overrides;
+mod tenants;
 
 pub mod browse;
+
+pub use tenants::TENANTS;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -27,7 +30,7 @@ use std::time::{Duration, Instant};
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -103,6 +106,9 @@ impl Config {
 struct Grant {
     client_id: String,
     scopes: Vec<String>,
+    /// The `resource` of the authorization request (RFC 8707): the only MCP endpoint whose
+    /// requests the access token serves.
+    resource: String,
     /// The end of an access token or a code; None for a refresh token.
     expires: Option<Instant>,
 }
@@ -146,6 +152,9 @@ struct Counters {
     issued_scopes: Vec<String>,
     /// Refresh requests with a refresh token that had already been used.
     refresh_reused: u64,
+    /// Each valid access token that came to an MCP endpoint of another resource than its own
+    /// (a tenant's token at the other tenant): the path and the token's resource.
+    foreign_tokens: Vec<Value>,
     /// Each accepted MCP request with an `Mcp-Session-Id` (an older server's session): the
     /// session and the scopes of its token, so that a test sees which sign-in used a session.
     session_scopes: Vec<Value>,
@@ -176,17 +185,13 @@ impl AuthServer {
         })
     }
 
-    fn prm_url(&self) -> String {
-        format!("{}{PRM_PATH}", self.issuer)
-    }
-
-    /// The `resource_metadata="…", ` of a challenge; none without the metadata (the override
-    /// `no_resource_metadata`).
-    fn prm_parameter(&self) -> String {
+    /// The `resource_metadata="…", ` of a challenge of the MCP endpoint at `path`; none
+    /// without the metadata (the override `no_resource_metadata`).
+    fn prm_parameter(&self, path: &str) -> String {
         if self.overrides().no_resource_metadata {
             String::new()
         } else {
-            format!("resource_metadata=\"{}\", ", self.prm_url())
+            format!("resource_metadata=\"{}\", ", self.prm_url_of(path))
         }
     }
 
@@ -196,7 +201,7 @@ impl AuthServer {
 
     /// A new access token (and a refresh token unless `--no-refresh-tokens`): the JSON of a
     /// successful token response (RFC 6749 §5.1).
-    fn issue(&self, client_id: &str, scopes: Vec<String>) -> Value {
+    fn issue(&self, client_id: &str, scopes: Vec<String>, resource: &str) -> Value {
         let lifetime = self.config.token_lifetime;
         let access = padded(token("bfx_at_"), self.config.access_token_bytes);
         let mut store = self.store();
@@ -205,6 +210,7 @@ impl AuthServer {
             Grant {
                 client_id: client_id.to_string(),
                 scopes: scopes.clone(),
+                resource: resource.to_string(),
                 expires: Some(Instant::now() + lifetime),
             },
         );
@@ -222,6 +228,7 @@ impl AuthServer {
                 Grant {
                     client_id: client_id.to_string(),
                     scopes,
+                    resource: resource.to_string(),
                     expires: None,
                 },
             );
@@ -230,14 +237,23 @@ impl AuthServer {
         body
     }
 
-    /// The scopes of a valid access token.
-    fn access(&self, token: &str) -> Option<Vec<String>> {
-        let store = self.store();
-        let grant = store.access.get(token)?;
-        match grant.expires {
-            Some(end) if end <= Instant::now() => None,
-            _ => Some(grant.scopes.clone()),
+    /// The scopes of a valid access token at the MCP endpoint at `path`: none for a token of
+    /// another resource (counted in `foreign_tokens`).
+    fn access(&self, token: &str, path: &str) -> Option<Vec<String>> {
+        let resource = self.resource_at(path);
+        let mut store = self.store();
+        let grant = store.access.get(token)?.clone();
+        if grant.expires.is_some_and(|end| end <= Instant::now()) {
+            return None;
         }
+        if grant.resource != resource {
+            store
+                .counters
+                .foreign_tokens
+                .push(json!({"path": path, "resource": grant.resource}));
+            return None;
+        }
+        Some(grant.scopes)
     }
 }
 
@@ -268,10 +284,14 @@ fn padded(mut token: String, bytes: Option<usize>) -> String {
 pub fn routes(server: Arc<AuthServer>) -> Router {
     let mut router = Router::new()
         .route(PRM_PATH, get(protected_resource))
-        .route(
-            "/.well-known/oauth-protected-resource",
+        .route(tenants::PRM_PREFIX, get(protected_resource));
+    for tenant in TENANTS {
+        router = router.route(
+            &format!("{}{tenant}", tenants::PRM_PREFIX),
             get(protected_resource),
-        )
+        );
+    }
+    router = router
         .route("/.well-known/oauth-authorization-server", get(metadata))
         .route("/.well-known/openid-configuration", get(metadata))
         .route("/authorize", get(flow::authorize))
@@ -311,8 +331,10 @@ fn oauth_error(status: StatusCode, error: &str, description: &str) -> Response {
     )
 }
 
-/// RFC 9728 §2: the metadata of the protected resource `/mcp`.
-async fn protected_resource(State(server): State<Arc<AuthServer>>) -> Response {
+/// RFC 9728 §2: the metadata of the protected resource `/mcp` (also at the root), or of a
+/// tenant.
+async fn protected_resource(State(server): State<Arc<AuthServer>>, uri: Uri) -> Response {
+    let path = tenants::served_by(uri.path());
     let overrides = server.overrides();
     if overrides.no_resource_metadata {
         let status = overrides
@@ -328,7 +350,7 @@ async fn protected_resource(State(server): State<Arc<AuthServer>>) -> Response {
     json_response(
         StatusCode::OK,
         &json!({
-            "resource": server.accepted_resource(),
+            "resource": server.resource_at(path),
             "authorization_servers": servers,
             "scopes_supported": SCOPES,
             "bearer_methods_supported": ["header"],
@@ -339,7 +361,7 @@ async fn protected_resource(State(server): State<Arc<AuthServer>>) -> Response {
 
 /// RFC 8414 §2: the metadata of the authorization server.
 async fn metadata(State(server): State<Arc<AuthServer>>) -> Response {
-    let issuer = &server.issuer;
+    let issuer = &server.issuer_name();
     let mut grants = vec!["authorization_code"];
     if server.config.refresh_tokens {
         grants.push("refresh_token");
@@ -413,6 +435,7 @@ async fn counters(State(server): State<Arc<AuthServer>>) -> Response {
         "authorization_scopes": counters.authorization_scopes,
         "issued_scopes": counters.issued_scopes,
         "refresh_reused": counters.refresh_reused,
+        "foreign_tokens": counters.foreign_tokens,
         "session_scopes": counters.session_scopes,
     });
     drop(store);
@@ -428,14 +451,16 @@ pub async fn guard(
     next: Next,
 ) -> Response {
     let presented = bearer(request.headers());
+    let path = request.uri().path().to_owned();
     let scopes = presented
         .as_deref()
-        .and_then(|token| server.access(token))
+        .and_then(|token| server.access(token, &path))
         .filter(|_| !server.overrides().refuse_access_tokens);
     let refusal = match &scopes {
-        None => Some(unauthorized(&server, presented.is_some())),
+        None => Some(unauthorized(&server, &path, presented.is_some())),
         Some(scopes) if !scopes.iter().any(|s| s == READ) => Some(forbidden(
             &server,
+            &path,
             "The server needs the scope mcp:read",
             READ,
         )),
@@ -445,7 +470,7 @@ pub async fn guard(
             } else {
                 "mcp:read mcp:write"
             };
-            Some(forbidden(&server, STEP_UP, scope))
+            Some(forbidden(&server, &path, STEP_UP, scope))
         }
         Some(_) => None,
     };
@@ -510,14 +535,14 @@ fn decoded_name(value: &str) -> Option<String> {
 }
 
 /// 401: no token, or one that is not valid (unknown or expired).
-fn unauthorized(server: &AuthServer, presented: bool) -> Response {
+fn unauthorized(server: &AuthServer, path: &str, presented: bool) -> Response {
     let challenge = if presented {
         format!(
             "Bearer error=\"invalid_token\", error_description=\"The access token is not valid or has expired\", {}scope=\"{READ}\"",
-            server.prm_parameter()
+            server.prm_parameter(path)
         )
     } else {
-        format!("Bearer {}scope=\"{READ}\"", server.prm_parameter())
+        format!("Bearer {}scope=\"{READ}\"", server.prm_parameter(path))
     };
     let mut response = Response::new(Body::from(
         "Unauthorized: this server needs an OAuth access token (see WWW-Authenticate)",
@@ -532,10 +557,10 @@ fn unauthorized(server: &AuthServer, presented: bool) -> Response {
 }
 
 /// 403 `insufficient_scope` with the scopes that the request needs.
-fn forbidden(server: &AuthServer, description: &str, scope: &str) -> Response {
+fn forbidden(server: &AuthServer, path: &str, description: &str, scope: &str) -> Response {
     let challenge = format!(
         "Bearer error=\"insufficient_scope\", error_description=\"{description}\", {}scope=\"{scope}\"",
-        server.prm_parameter()
+        server.prm_parameter(path)
     );
     let body = json!({"error": "insufficient_scope", "error_description": description});
     let mut response = json_response(StatusCode::FORBIDDEN, &body);

@@ -2,9 +2,11 @@
 //! MCP URL (and the sign-in that a bridge stored for it) meets other metadata at its next
 //! start: the protected resource metadata naming another authorization server, an
 //! authorization endpoint on another origin, no `iss` (RFC 9207), no protected resource
-//! metadata (revision 2025-03-26) or its URLs answering another status, refused access tokens, the
-//! `expires_in` of the token responses, and the `resource` that `/authorize` accepts. The body replaces the
+//! metadata (revision 2025-03-26) or its URLs answering another status, another name of the issuer, refused access tokens, the
+//! `expires_in` of the token responses, and the `resource` that `/authorize` accepts (of `/mcp`
+//! and of each tenant). The body replaces the
 //! earlier overrides; `{}` clears them.
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::body::Bytes;
@@ -46,12 +48,27 @@ pub struct Overrides {
     /// and `/token` accept (default: the fixture's own MCP URL; another name of it, such as
     /// `https://fixture.test:<port>/mcp` behind a proxy, or another server's).
     pub resource: Option<String>,
+    /// The `resource` that a tenant's protected resource metadata names, by the tenant's MCP
+    /// path (`{"/b/mcp": "https://…/"}`), and the one that the grants accept for it (default:
+    /// the tenant's URL).
+    pub tenant_resources: Option<HashMap<String, String>>,
+    /// The issuer that the authorization server metadata and the `iss` of the redirects name,
+    /// and the origin of its endpoints (default: the fixture's origin): another name of the
+    /// fixture, such as `https://fixture.test:<port>` that only a proxy resolves.
+    pub issuer: Option<String>,
 }
 
 impl AuthServer {
     /// The overrides now in force.
     pub(super) fn overrides(&self) -> Overrides {
         lock(&self.overrides).clone()
+    }
+
+    /// The issuer that the metadata and the redirects name.
+    pub(super) fn issuer_name(&self) -> String {
+        self.overrides()
+            .issuer
+            .unwrap_or_else(|| self.issuer.clone())
     }
 
     /// The `resource` that the grants accept.

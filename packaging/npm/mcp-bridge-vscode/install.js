@@ -17,6 +17,8 @@ function underNpm() {
 }
 
 function replace(name) {
+  // The platform package of this package's own dependency, with the SHA-256 recorded at pack
+  // time (lib/platform.js); else nothing runs, and the launcher stays to say why.
   const native = nativeBinary(name);
   if (native instanceof Error) throw native;
   const bin = path.join(__dirname, 'bin', name);

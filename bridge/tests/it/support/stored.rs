@@ -34,6 +34,12 @@ impl Stored {
         }
     }
 
+    /// The same state directory, token key and redirect port for the server at `url` (two
+    /// servers that share one store).
+    pub fn set_url(&mut self, url: &str) {
+        url.clone_into(&mut self.url);
+    }
+
     fn env(&self) -> Vec<(&'static str, String)> {
         vec![
             (
