@@ -45,6 +45,19 @@ pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 64 << 20;
 /// The default of `--answer-initialize-after`: well inside the 60 s that the Copilot harness
 /// gives `initialize` (and the bridge's own default `--discover-timeout`).
 pub const DEFAULT_ANSWER_AFTER: Duration = Duration::from_secs(40);
+/// S1: the default of `--discover-timeout` when the bridge answers `initialize` itself: the
+/// start behind the early answer is no longer held to the client's 60 s.
+pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// `--discover-timeout`, else its default: 60 s (the client's own wait for `initialize`) with
+/// `--answer-initialize-after off`, else [`DEFAULT_START_TIMEOUT`].
+fn start_timeout(given: Option<Duration>, answer_after: Option<Duration>) -> Duration {
+    given.unwrap_or(match answer_after {
+        Some(_) => DEFAULT_START_TIMEOUT,
+        None => DEFAULT_DISCOVER_TIMEOUT,
+    })
+}
+
 /// The largest `--discover-timeout`: one day.
 pub const MAX_DISCOVER_TIMEOUT_S: u64 = 86_400;
 
@@ -274,6 +287,9 @@ pub fn parse(arguments: &[OsString]) -> Result<Command, ArgError> {
         Err(error) => error,
         Ok(_) => ArgError::Unparsed,
     })?;
+    let answer_after = raw
+        .answer_initialize_after
+        .map_or(Some(DEFAULT_ANSWER_AFTER), |a| a.0);
     // `--` is never the value of an option (the value parsers refuse it), so here it is the
     // separator of the command form.
     if arguments.iter().any(|a| a == "--") {
@@ -291,10 +307,8 @@ pub fn parse(arguments: &[OsString]) -> Result<Command, ArgError> {
         return Ok(Command::Serve(Options {
             name: raw.name,
             log_level: raw.log_level.unwrap_or(Level::Info),
-            discover_timeout: raw.discover_timeout.unwrap_or(DEFAULT_DISCOVER_TIMEOUT),
-            answer_initialize_after: raw
-                .answer_initialize_after
-                .map_or(Some(DEFAULT_ANSWER_AFTER), |a| a.0),
+            discover_timeout: start_timeout(raw.discover_timeout, answer_after),
+            answer_initialize_after: answer_after,
             upstream_revision: raw.upstream_revision.unwrap_or_default(),
             max_line_bytes: raw.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES),
             target: Target::Command {
@@ -350,10 +364,8 @@ pub fn parse(arguments: &[OsString]) -> Result<Command, ArgError> {
     Ok(Command::Serve(Options {
         name: raw.name.or_else(|| Some(url_rule::host_name(&url))),
         log_level: raw.log_level.unwrap_or(Level::Info),
-        discover_timeout: raw.discover_timeout.unwrap_or(DEFAULT_DISCOVER_TIMEOUT),
-        answer_initialize_after: raw
-            .answer_initialize_after
-            .map_or(Some(DEFAULT_ANSWER_AFTER), |a| a.0),
+        discover_timeout: start_timeout(raw.discover_timeout, answer_after),
+        answer_initialize_after: answer_after,
         upstream_revision: raw.upstream_revision.unwrap_or_default(),
         max_line_bytes: raw.max_line_bytes.unwrap_or(DEFAULT_MAX_LINE_BYTES),
         target: Target::Url(UrlTarget {

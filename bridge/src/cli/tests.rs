@@ -24,7 +24,12 @@ fn defaults_and_command() {
     let o = serve(&["--", "/bin/srv", "--its-args", "x"]);
     assert_eq!(o.name, None);
     assert_eq!(o.log_level, Level::Info);
-    assert_eq!(o.discover_timeout, Duration::from_secs(60));
+    // S1: the start behind the early answer is not held to the client's 60 s.
+    assert_eq!(o.discover_timeout, Duration::from_secs(300));
+    assert_eq!(o.answer_initialize_after, Some(Duration::from_secs(40)));
+    let off = serve(&["--answer-initialize-after", "off", "--", "/bin/srv"]);
+    assert_eq!(off.discover_timeout, Duration::from_secs(60));
+    assert_eq!(off.answer_initialize_after, None);
     assert_eq!(o.max_line_bytes, 64 << 20);
     assert_eq!(
         o.target,

@@ -20,8 +20,9 @@ Options:
                            host of <url>.
   --log-level <level>      The level of the log lines on stderr: err, warn, info or debug.
                            Default: info.
-  --discover-timeout <s>   The time in seconds for the answer to server/discover, 1 to 86400.
-                           Default: 60.
+  --discover-timeout <s>   The time in seconds for the start of the upstream server (its
+                           answer to server/discover), 1 to 86400. Default: 300 (60 with
+                           --answer-initialize-after off).
   --answer-initialize-after <s>  When the upstream server has not answered server/discover
                            after this many seconds (1 to 86400), the bridge answers initialize
                            itself and the server's lists follow with a list change; off
