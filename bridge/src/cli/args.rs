@@ -238,6 +238,33 @@ fn option_of(error: &clap::Error) -> Option<&'static str> {
     OPTIONS.iter().copied().find(|o| *o == word)
 }
 
+/// clap's error of a subcommand (`logout`, `secret`) as the bridge's: a value parser's own
+/// error, else the option's name (one of `options`), never a value.
+pub(crate) fn subcommand_error(error: &clap::Error, options: &[&'static str]) -> ArgError {
+    let ours = std::error::Error::source(error).and_then(|s| s.downcast_ref::<ArgError>());
+    if let Some(ours) = ours {
+        return ours.clone();
+    }
+    let word = match error.get(ContextKind::InvalidArg) {
+        Some(ContextValue::String(arg)) => arg.split([' ', '=']).next().map(str::to_owned),
+        _ => None,
+    };
+    let known = word
+        .as_deref()
+        .and_then(|w| options.iter().copied().find(|o| *o == w));
+    match (error.kind(), known, word) {
+        (ErrorKind::InvalidUtf8, _, _) => ArgError::NotUtf8,
+        (ErrorKind::UnknownArgument, _, Some(word)) if word.starts_with('-') => {
+            ArgError::Unknown(word)
+        }
+        (ErrorKind::InvalidValue, Some(option), _) => ArgError::MissingValue(option),
+        (ErrorKind::TooManyValues | ErrorKind::NoEquals, Some(option), _) => {
+            ArgError::NoValueAllowed(option)
+        }
+        _ => ArgError::Unparsed,
+    }
+}
+
 /// Maps an error of clap to the command (help, version) or to an [`ArgError`]. Only names
 /// of options leave this function: clap's contexts with values are never shown.
 pub(super) fn map_error(error: &clap::Error) -> Result<Command, ArgError> {

@@ -28,6 +28,7 @@ use std::time::Duration;
 
 use clap::{CommandFactory, FromArgMatches};
 
+pub(crate) use args::subcommand_error;
 pub use headers::{HeaderSpec, resolve_headers};
 pub use secret_refs::SecretEnv;
 pub use sign_in::{SignInOptions, TokenStore};

@@ -8,7 +8,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::builder::OsStringValueParser;
-use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::error::ErrorKind;
 use clap::{ArgAction, CommandFactory, FromArgMatches, Parser};
 use url::Url;
 
@@ -141,32 +141,7 @@ pub fn parse(arguments: &[OsString]) -> Result<Parsed, LogoutArgError> {
 
 /// clap's error as ours: the option's name, never a value.
 fn map_error(error: &clap::Error) -> LogoutArgError {
-    use crate::cli::ArgError;
-    let ours = std::error::Error::source(error).and_then(|s| s.downcast_ref::<ArgError>());
-    if let Some(ours) = ours {
-        return ours.clone().into();
-    }
-    let option = match error.get(ContextKind::InvalidArg) {
-        Some(ContextValue::String(arg)) => {
-            let word = arg.split([' ', '=']).next().unwrap_or_default().to_owned();
-            Some(word)
-        }
-        _ => None,
-    };
-    let known = option
-        .as_deref()
-        .and_then(|word| OPTIONS.iter().copied().find(|o| *o == word));
-    match (error.kind(), known, option) {
-        (ErrorKind::InvalidUtf8, _, _) => ArgError::NotUtf8.into(),
-        (ErrorKind::UnknownArgument, _, Some(word)) if word.starts_with('-') => {
-            ArgError::Unknown(word).into()
-        }
-        (ErrorKind::InvalidValue, Some(option), _) => ArgError::MissingValue(option).into(),
-        (ErrorKind::TooManyValues | ErrorKind::NoEquals, Some(option), _) => {
-            ArgError::NoValueAllowed(option).into()
-        }
-        _ => ArgError::Unparsed.into(),
-    }
+    crate::cli::subcommand_error(error, &OPTIONS).into()
 }
 
 #[cfg(test)]

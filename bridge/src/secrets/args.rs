@@ -13,7 +13,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::error::ErrorKind;
 use clap::{ArgAction, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use url::Url;
 
@@ -201,30 +201,11 @@ pub fn parse(arguments: &[OsString]) -> Result<Action, SecretArgError> {
 
 /// clap's error as ours: the option's name, never a value.
 fn map_error(error: &clap::Error) -> SecretArgError {
-    let ours = std::error::Error::source(error).and_then(|s| s.downcast_ref::<ArgError>());
-    if let Some(ours) = ours {
-        return ours.clone().into();
-    }
-    let word = match error.get(ContextKind::InvalidArg) {
-        Some(ContextValue::String(arg)) => arg.split([' ', '=']).next().map(str::to_owned),
-        _ => None,
-    };
-    let known = word
-        .as_deref()
-        .and_then(|w| OPTIONS.iter().copied().find(|o| *o == w));
-    match (error.kind(), known, word) {
-        (ErrorKind::InvalidUtf8, _, _) => ArgError::NotUtf8.into(),
-        (ErrorKind::ArgumentConflict, _, _) => ArgError::Excluded("--origin", "--command").into(),
-        (ErrorKind::MissingRequiredArgument, _, _) => ArgError::MissingValue("<name>").into(),
-        (ErrorKind::InvalidSubcommand, _, _) => SecretArgError::NoAction,
-        (ErrorKind::UnknownArgument, _, Some(word)) if word.starts_with('-') => {
-            ArgError::Unknown(word).into()
-        }
-        (ErrorKind::InvalidValue, Some(option), _) => ArgError::MissingValue(option).into(),
-        (ErrorKind::TooManyValues | ErrorKind::NoEquals, Some(option), _) => {
-            ArgError::NoValueAllowed(option).into()
-        }
-        _ => ArgError::Unparsed.into(),
+    match error.kind() {
+        ErrorKind::ArgumentConflict => ArgError::Excluded("--origin", "--command").into(),
+        ErrorKind::MissingRequiredArgument => ArgError::MissingValue("<name>").into(),
+        ErrorKind::InvalidSubcommand => SecretArgError::NoAction,
+        _ => crate::cli::subcommand_error(error, &OPTIONS).into(),
     }
 }
 
