@@ -12,6 +12,7 @@ mod conformance;
 mod crypto;
 mod envelope;
 mod http;
+mod jitter;
 mod json;
 mod listen;
 mod log;

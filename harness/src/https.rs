@@ -106,6 +106,8 @@ impl Https {
 pub struct HttpsFixture {
     bin: PathBuf,
     args: Vec<String>,
+    /// Variables of the fixture's environment (the jitter of a transcript), on a restart too.
+    env: Vec<(String, String)>,
     /// `127.0.0.1:<port>`: a restart listens on the same port.
     address: String,
     pub url: String,
@@ -115,7 +117,16 @@ pub struct HttpsFixture {
 impl HttpsFixture {
     /// Starts the fixture on a free port of 127.0.0.1.
     pub fn start(bin: &Path, args: &[String]) -> Result<Self, String> {
-        let (child, stdout, url) = spawn(bin, "127.0.0.1:0", args)?;
+        Self::start_with_env(bin, args, &[])
+    }
+
+    /// Starts the fixture on a free port of 127.0.0.1 with `env` in its environment.
+    pub fn start_with_env(
+        bin: &Path,
+        args: &[String],
+        env: &[(String, String)],
+    ) -> Result<Self, String> {
+        let (child, stdout, url) = spawn(bin, "127.0.0.1:0", args, env)?;
         let address = url
             .split("://")
             .nth(1)
@@ -125,6 +136,7 @@ impl HttpsFixture {
         Ok(Self {
             bin: bin.to_path_buf(),
             args: args.to_vec(),
+            env: env.to_vec(),
             address,
             url,
             child: Some((child, stdout)),
@@ -148,7 +160,7 @@ impl HttpsFixture {
         if self.child.is_some() {
             self.kill()?;
         }
-        let (child, stdout, url) = spawn(&self.bin, &self.address, &self.args)?;
+        let (child, stdout, url) = spawn(&self.bin, &self.address, &self.args, &self.env)?;
         if url != self.url {
             return Err(format!(
                 "the restarted fixture listens on {url}, not {}",
@@ -174,10 +186,12 @@ fn spawn(
     bin: &Path,
     listen: &str,
     args: &[String],
+    env: &[(String, String)],
 ) -> Result<(Child, ChildStdout, String), String> {
     let mut child = Command::new(bin)
         .args(["--listen", listen])
         .args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(crate::kept::stdio("fixture-https", "stderr"))

@@ -110,6 +110,11 @@ impl Session {
                 .replace("${harness}", &bins.harness.to_string_lossy())
         };
         let mut args: Vec<String> = setup.args.iter().map(subst).collect();
+        // The jitter of this transcript (runner.rs): the processes started here get it too.
+        let jitter = crate::jitter::env_seed(&setup.env);
+        let jitter_env: Vec<(String, String)> = jitter
+            .map(|seed| vec![(crate::jitter::SEED_VAR.to_string(), seed.to_string())])
+            .unwrap_or_default();
         let mut up = None;
         let mut https = None;
         match &setup.upstream {
@@ -132,7 +137,7 @@ impl Session {
             }
             Upstream::Fixture(extra) if setup.tap => {
                 // The tap: the relay runs the fixture and shows the runner every frame.
-                let s = ScriptedUpstream::listen(&Scripted::default(), checker.clone())?;
+                let s = ScriptedUpstream::listen(&Scripted::default(), checker.clone(), jitter)?;
                 args.push("--".into());
                 args.push(bins.harness.to_string_lossy().into_owned());
                 args.push("upstream-relay".into());
@@ -152,7 +157,7 @@ impl Session {
                 args.extend(cmd.iter().map(subst));
             }
             Upstream::Scripted(opts) => {
-                let s = ScriptedUpstream::listen(opts, checker.clone())?;
+                let s = ScriptedUpstream::listen(opts, checker.clone(), jitter)?;
                 args.push("--".into());
                 args.push(bins.harness.to_string_lossy().into_owned());
                 args.push("upstream-relay".into());
@@ -165,7 +170,8 @@ impl Session {
             Upstream::None => {}
             Upstream::Https(opts) => {
                 let extra: Vec<String> = opts.args.iter().map(subst).collect();
-                let fixture = crate::https::HttpsFixture::start(&bins.fixture, &extra)?;
+                let fixture =
+                    crate::https::HttpsFixture::start_with_env(&bins.fixture, &extra, &jitter_env)?;
                 if opts.sign_in {
                     args.extend(crate::sign_in::bridge_options()?);
                 }
