@@ -3,6 +3,12 @@
 //! the bridge gets `[--ca-file <certs/ca.crt>] <url>` instead of `-- <command>`. The step
 //! `{"https_fixture":"kill"}` kills the fixture mid-run, `{"https_fixture":"restart"}` starts it
 //! again on the same port (same URL). The fixture is killed when the transcript ends.
+//!
+//! The port is the harness's for the whole transcript ([`Reservation`]): a socket bound to it
+//! with `SO_REUSEADDR` that never listens, so that no other program gets the port while the
+//! fixture is down between a kill and a restart (the kernel hands a bound port to no `bind` to
+//! port 0 and no `connect`), while a connection to it is still refused then, as to a server
+//! that is gone.
 use serde::Deserialize;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -102,6 +108,47 @@ impl Https {
     }
 }
 
+/// The harness's hold on the fixture's port (POSIX: `SO_REUSEADDR` lets the fixture's own
+/// listener share the port with a socket that does not listen; elsewhere no hold).
+pub struct Reservation {
+    #[cfg(unix)]
+    _socket: tokio::net::TcpSocket,
+    address: String,
+}
+
+impl Reservation {
+    /// Binds a free port of 127.0.0.1 and keeps it without listening.
+    #[cfg(unix)]
+    pub fn new() -> Result<Self, String> {
+        let bound = tokio::net::TcpSocket::new_v4().and_then(|socket| {
+            socket.set_reuseaddr(true)?;
+            socket.bind(std::net::SocketAddr::from(([127, 0, 0, 1], 0)))?;
+            let address = socket.local_addr()?.to_string();
+            Ok((socket, address))
+        });
+        let (socket, address) =
+            bound.map_err(|e| format!("cannot hold a port of 127.0.0.1: {e}"))?;
+        Ok(Self {
+            _socket: socket,
+            address,
+        })
+    }
+
+    /// No hold where `SO_REUSEADDR` would let any program take the port (Windows): the
+    /// fixture picks its port itself.
+    #[cfg(not(unix))]
+    pub fn new() -> Result<Self, String> {
+        Ok(Self {
+            address: "127.0.0.1:0".into(),
+        })
+    }
+
+    /// `127.0.0.1:<port>`, the fixture's `--listen`.
+    pub fn address(&self) -> &str {
+        &self.address
+    }
+}
+
 /// A running HTTPS fixture.
 pub struct HttpsFixture {
     bin: PathBuf,
@@ -110,12 +157,14 @@ pub struct HttpsFixture {
     env: Vec<(String, String)>,
     /// `127.0.0.1:<port>`: a restart listens on the same port.
     address: String,
+    /// The port, held from the start to the drop of the fixture.
+    _port: Reservation,
     pub url: String,
     child: Option<(Child, ChildStdout)>,
 }
 
 impl HttpsFixture {
-    /// Starts the fixture on a free port of 127.0.0.1.
+    /// Starts the fixture on a free port of 127.0.0.1 (held by the harness, [`Reservation`]).
     pub fn start(bin: &Path, args: &[String]) -> Result<Self, String> {
         Self::start_with_env(bin, args, &[])
     }
@@ -126,7 +175,8 @@ impl HttpsFixture {
         args: &[String],
         env: &[(String, String)],
     ) -> Result<Self, String> {
-        let (child, stdout, url) = spawn(bin, "127.0.0.1:0", args, env)?;
+        let port = Reservation::new()?;
+        let (child, stdout, url) = spawn(bin, port.address(), args, env)?;
         let address = url
             .split("://")
             .nth(1)
@@ -138,6 +188,7 @@ impl HttpsFixture {
             args: args.to_vec(),
             env: env.to_vec(),
             address,
+            _port: port,
             url,
             child: Some((child, stdout)),
         })
@@ -160,6 +211,7 @@ impl HttpsFixture {
         if self.child.is_some() {
             self.kill()?;
         }
+        let _taken = take_port_for_test(&self.address);
         let (child, stdout, url) = spawn(&self.bin, &self.address, &self.args, &self.env)?;
         if url != self.url {
             return Err(format!(
@@ -179,6 +231,22 @@ impl Drop for HttpsFixture {
             let _ = child.wait();
         }
     }
+}
+
+/// The forced reproduction of the races of a chosen port (docs/ci.md, "The hunt"): with
+/// `HARNESS_TEST_TAKE_PORT=1`, another program's binds to port 0 (up to 200 000) run where the
+/// port is not in use (the fixture down before its restart, the redirect port before the
+/// sign-in), and the one that gets the port keeps it. With the port held ([`Reservation`]) none
+/// gets it.
+pub(crate) fn take_port_for_test(address: &str) -> Option<std::net::TcpListener> {
+    if std::env::var_os("HARNESS_TEST_TAKE_PORT").is_none() {
+        return None;
+    }
+    (0..200_000).find_map(|_| {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").ok()?;
+        let got = listener.local_addr().ok()?.to_string();
+        (got == address).then_some(listener)
+    })
 }
 
 /// Spawns the fixture and reads its first stdout line, `listening <url>`.

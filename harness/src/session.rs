@@ -74,6 +74,8 @@ pub struct Session {
     pub upstream: Option<ScriptedUpstream>,
     /// The HTTPS fixture of `{"upstream":{"https":…}}`, killed when the session ends.
     pub https: Option<crate::https::HttpsFixture>,
+    /// The redirect port of a sign-in, held until the session ends.
+    pub redirect_port: Option<crate::sign_in::Held>,
     pub checker: Arc<Mutex<Checker>>,
     pub caps: Captures,
     /// Frames toward VS Code read but not consumed yet (a client step stashes them).
@@ -117,6 +119,7 @@ impl Session {
             .unwrap_or_default();
         let mut up = None;
         let mut https = None;
+        let mut redirect_port = None;
         match &setup.upstream {
             // No bridge: the fixture itself is the program under test (its own arguments).
             Upstream::Fixture(extra) if setup.direct => {
@@ -173,7 +176,9 @@ impl Session {
                 let fixture =
                     crate::https::HttpsFixture::start_with_env(&bins.fixture, &extra, &jitter_env)?;
                 if opts.sign_in {
-                    args.extend(crate::sign_in::bridge_options()?);
+                    let (options, held) = crate::sign_in::bridge_options()?;
+                    args.extend(options);
+                    redirect_port = Some(held);
                 }
                 args.extend(opts.bridge_args(&fixture.url));
                 https = Some(fixture);
@@ -205,6 +210,7 @@ impl Session {
             bridge,
             upstream: up,
             https,
+            redirect_port,
             checker,
             caps: Captures::new(),
             pending: VecDeque::new(),
