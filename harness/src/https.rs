@@ -321,6 +321,32 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The hold keeps the port from a program that binds it, and a listener of the fixture
+    /// still listens on it beside the hold (SO_REUSEADDR on both).
+    #[cfg(unix)]
+    #[test]
+    fn a_held_port_is_no_other_program_s_and_the_fixture_still_listens_on_it() {
+        let hold = Reservation::new().expect("a port");
+        let address = hold.address().to_string();
+        let plain = socket_without_reuse(&address);
+        assert!(
+            plain.is_err(),
+            "another program bound the held port {address}"
+        );
+        let fixture = std::net::TcpListener::bind(&address).expect("the fixture's listener");
+        drop(fixture);
+        drop(hold);
+        assert!(socket_without_reuse(&address).is_ok());
+    }
+
+    /// A bind without SO_REUSEADDR, as a program that did not choose the port would do.
+    #[cfg(unix)]
+    fn socket_without_reuse(address: &str) -> std::io::Result<tokio::net::TcpSocket> {
+        let socket = tokio::net::TcpSocket::new_v4()?;
+        socket.bind(address.parse().expect("an address"))?;
+        Ok(socket)
+    }
+
     #[test]
     fn reads_both_forms() {
         let https = parse(&json!(["--bearer-env", "T"])).unwrap_or_default();
