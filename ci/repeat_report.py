@@ -25,7 +25,12 @@ def failures(text: str) -> list[tuple[str, str, str]]:
         panic = next((l for l in lines if "panicked at" in l), lines[0] if lines else "")
         at = lines.index(panic) if panic in lines else 0
         first = lines[at + 1] if at + 1 < len(lines) else panic
-        out.append((name, first.strip(), "\n".join(lines[at:at + 12])))
+        detail = []
+        for l in lines[at:at + 12]:
+            if l.strip() in ("failures:", "stack backtrace:"):
+                break
+            detail.append(l)
+        out.append((name, first.strip(), "\n".join(detail)))
     if not out and re.search(r"^error: (test failed|could not compile)|^test result: FAILED", text, re.M):
         line = next(l for l in text.splitlines() if l.startswith(("error:", "test result: FAILED")))
         out.append(("(the run)", line.strip(), "\n".join(text.splitlines()[-20:])))
@@ -46,6 +51,11 @@ def main() -> int:
             g["runs"].append(run.stem.split("-")[1])
     print(f"== repeat-tests report: {len(runs)} runs, {failed_runs} failed, "
           f"{len(groups)} signatures")
+    # Each run's last line: its exit code, the cores and the load average after it.
+    for run in runs:
+        ends = [l for l in run.read_text(errors="replace").splitlines() if l.startswith("== run ")]
+        if ends:
+            print(ends[-1])
     for sig, g in sorted(groups.items()):
         print(f"-- {len(g['runs'])} x {sig} (runs {', '.join(g['runs'])})")
         print("    " + g["first"].replace("\n", "\n    "))
