@@ -239,9 +239,7 @@ impl Drop for HttpsFixture {
 /// sign-in), and the one that gets the port keeps it. With the port held ([`Reservation`]) none
 /// gets it.
 pub(crate) fn take_port_for_test(address: &str) -> Option<std::net::TcpListener> {
-    if std::env::var_os("HARNESS_TEST_TAKE_PORT").is_none() {
-        return None;
-    }
+    std::env::var_os("HARNESS_TEST_TAKE_PORT")?;
     (0..200_000).find_map(|_| {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").ok()?;
         let got = listener.local_addr().ok()?.to_string();
