@@ -137,9 +137,13 @@ replay() {
     target/debug/harness "$@" transcripts/
   fi
 }
+# With the jitter of a fresh seed each run (docs/harness.md, "Jitter"): an order that a transcript
+# wrongly relies on fails here in a few runs. The seed is printed, before and with each failure,
+# so that a failure can be replayed (MCP_JITTER_SEED=<seed> replays a whole run).
 step_transcripts() {
-  echo "== transcripts"
-  replay
+  local seed="${MCP_JITTER_SEED:-$(od -An -N8 -tu8 /dev/urandom | tr -d ' ')}"
+  echo "== transcripts (jitter seed $seed; replay: target/debug/harness --schemas $spec --jitter $seed transcripts/)"
+  replay --jitter "$seed"
 }
 step_embedded() {
   echo "== transcripts through the embedded bridge (M5: bridge-fixture-server --embedded)"

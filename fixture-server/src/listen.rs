@@ -14,6 +14,7 @@ use std::time::Duration;
 use rmcp::service::{SubscriptionContext, SubscriptionSink};
 use tokio_util::sync::CancellationToken;
 
+use crate::jitter;
 use crate::sync::lock;
 
 /// The longest wait of a tool for a listen stream whose acknowledgment is written but which
@@ -68,6 +69,7 @@ impl Listeners {
     /// lines are written.
     pub async fn tools_changed(&self) {
         for sink in self.sinks().await {
+            jitter::pause(jitter::Point::Changes).await;
             // A stream that did not ask for tool changes refuses the notification: no line.
             let _ = sink.notify_tool_list_changed().await;
         }
@@ -76,6 +78,7 @@ impl Listeners {
     /// `notifications/prompts/list_changed` on each stream that asked for it.
     pub async fn prompts_changed(&self) {
         for sink in self.sinks().await {
+            jitter::pause(jitter::Point::Changes).await;
             let _ = sink.notify_prompt_list_changed().await;
         }
     }
@@ -84,6 +87,7 @@ impl Listeners {
     pub async fn resource_updated(&self, uri: &str) -> usize {
         let mut sent = 0;
         for sink in self.sinks().await {
+            jitter::pause(jitter::Point::Changes).await;
             if sink.notify_resource_updated(uri).await.is_ok() {
                 sent += 1;
             }

@@ -14,6 +14,7 @@ mod discover_refusal;
 mod dual;
 mod envelope;
 mod http;
+mod jitter;
 mod json;
 mod listen;
 mod log;

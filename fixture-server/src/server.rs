@@ -20,7 +20,7 @@ use rmcp::{RoleServer, ServerHandler};
 
 use crate::older::{self, Older};
 use crate::state::State;
-use crate::{cli, envelope, listen, prompts, resources, tools};
+use crate::{cli, envelope, jitter, listen, prompts, resources, tools};
 
 /// The name of the server, in `serverInfo`.
 pub const NAME: &str = "bridge-fixture-server";
@@ -103,6 +103,7 @@ impl ServerHandler for Fixture {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        jitter::pause(jitter::Point::Answer).await;
         // `guarded` exists only with --oauth, where the HTTP layer checks its scope mcp:write.
         if self.state.options.oauth && request.name == crate::oauth::GUARDED {
             envelope::check(&context)?;
@@ -119,6 +120,7 @@ impl ServerHandler for Fixture {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        jitter::pause(jitter::Point::Answer).await;
         envelope::check(&context)?;
         let mut list = match &self.older {
             None => tools::list(&self.state, cursor(&request))?,
@@ -135,6 +137,7 @@ impl ServerHandler for Fixture {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
+        jitter::pause(jitter::Point::Answer).await;
         envelope::check(&context)?;
         let mut list = prompts::list(&self.state, cursor(&request))?;
         if self.older.is_some() {
@@ -171,6 +174,7 @@ impl ServerHandler for Fixture {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
+        jitter::pause(jitter::Point::Answer).await;
         envelope::check(&context)?;
         resources::list(&self.state, cursor(&request))
     }

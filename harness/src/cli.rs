@@ -48,6 +48,15 @@ struct Args {
     /// with its reason.
     #[arg(long)]
     windows: bool,
+    /// The jitter mode: random waits, seeded by SEED (a number, or `random` for a fresh one),
+    /// at the points where the contract promises no order (docs/harness.md, "Jitter"); the seed
+    /// is printed with every failure. Without it, `MCP_JITTER_SEED` of the environment.
+    #[arg(long, value_name = "SEED")]
+    jitter: Option<String>,
+    /// N passes over the selected transcripts, each in a shuffled order, then the failures
+    /// grouped by their signature (repeat.rs).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    repeat: Option<u32>,
 }
 
 /// The entry point of the binary.
@@ -170,14 +179,30 @@ async fn run(args: Args) -> Result<bool, String> {
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
-    let totals = suite::run(suite::Plan {
+    let jitter = match args
+        .jitter
+        .or_else(|| std::env::var(crate::jitter::SEED_VAR).ok())
+    {
+        Some(text) => Some(crate::jitter::parse_seed(&text)?),
+        None => None,
+    };
+    if let Some(seed) = jitter {
+        // Printed first, so that a run that breaks off still says how to replay it.
+        println!("jitter seed: {seed}");
+    }
+    let plan = suite::Plan {
         files,
         bins,
         schemas,
         jobs,
         verbose: args.verbose,
-    })
-    .await;
+        jitter,
+    };
+    if let Some(passes) = args.repeat {
+        let shuffle = jitter.unwrap_or_else(crate::jitter::fresh_seed);
+        return Ok(crate::repeat::run(plan, passes as usize, shuffle).await);
+    }
+    let totals = suite::run(&plan).await;
     Ok(totals.failed == 0)
 }
 

@@ -3,6 +3,12 @@
 //! the bridge gets `[--ca-file <certs/ca.crt>] <url>` instead of `-- <command>`. The step
 //! `{"https_fixture":"kill"}` kills the fixture mid-run, `{"https_fixture":"restart"}` starts it
 //! again on the same port (same URL). The fixture is killed when the transcript ends.
+//!
+//! The port is the harness's for the whole transcript ([`Reservation`]): a socket bound to it
+//! with `SO_REUSEADDR` that never listens, so that no other program gets the port while the
+//! fixture is down between a kill and a restart (the kernel hands a bound port to no `bind` to
+//! port 0 and no `connect`), while a connection to it is still refused then, as to a server
+//! that is gone.
 use serde::Deserialize;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -102,20 +108,75 @@ impl Https {
     }
 }
 
+/// The harness's hold on the fixture's port (POSIX: `SO_REUSEADDR` lets the fixture's own
+/// listener share the port with a socket that does not listen; elsewhere no hold).
+pub struct Reservation {
+    #[cfg(unix)]
+    _socket: tokio::net::TcpSocket,
+    address: String,
+}
+
+impl Reservation {
+    /// Binds a free port of 127.0.0.1 and keeps it without listening.
+    #[cfg(unix)]
+    pub fn new() -> Result<Self, String> {
+        let bound = tokio::net::TcpSocket::new_v4().and_then(|socket| {
+            socket.set_reuseaddr(true)?;
+            socket.bind(std::net::SocketAddr::from(([127, 0, 0, 1], 0)))?;
+            let address = socket.local_addr()?.to_string();
+            Ok((socket, address))
+        });
+        let (socket, address) =
+            bound.map_err(|e| format!("cannot hold a port of 127.0.0.1: {e}"))?;
+        Ok(Self {
+            _socket: socket,
+            address,
+        })
+    }
+
+    /// No hold where `SO_REUSEADDR` would let any program take the port (Windows): the
+    /// fixture picks its port itself.
+    #[cfg(not(unix))]
+    pub fn new() -> Result<Self, String> {
+        Ok(Self {
+            address: "127.0.0.1:0".into(),
+        })
+    }
+
+    /// `127.0.0.1:<port>`, the fixture's `--listen`.
+    pub fn address(&self) -> &str {
+        &self.address
+    }
+}
+
 /// A running HTTPS fixture.
 pub struct HttpsFixture {
     bin: PathBuf,
     args: Vec<String>,
+    /// Variables of the fixture's environment (the jitter of a transcript), on a restart too.
+    env: Vec<(String, String)>,
     /// `127.0.0.1:<port>`: a restart listens on the same port.
     address: String,
+    /// The port, held from the start to the drop of the fixture.
+    _port: Reservation,
     pub url: String,
     child: Option<(Child, ChildStdout)>,
 }
 
 impl HttpsFixture {
-    /// Starts the fixture on a free port of 127.0.0.1.
+    /// Starts the fixture on a free port of 127.0.0.1 (held by the harness, [`Reservation`]).
     pub fn start(bin: &Path, args: &[String]) -> Result<Self, String> {
-        let (child, stdout, url) = spawn(bin, "127.0.0.1:0", args)?;
+        Self::start_with_env(bin, args, &[])
+    }
+
+    /// Starts the fixture on a free port of 127.0.0.1 with `env` in its environment.
+    pub fn start_with_env(
+        bin: &Path,
+        args: &[String],
+        env: &[(String, String)],
+    ) -> Result<Self, String> {
+        let port = Reservation::new()?;
+        let (child, stdout, url) = spawn(bin, port.address(), args, env)?;
         let address = url
             .split("://")
             .nth(1)
@@ -125,7 +186,9 @@ impl HttpsFixture {
         Ok(Self {
             bin: bin.to_path_buf(),
             args: args.to_vec(),
+            env: env.to_vec(),
             address,
+            _port: port,
             url,
             child: Some((child, stdout)),
         })
@@ -148,7 +211,8 @@ impl HttpsFixture {
         if self.child.is_some() {
             self.kill()?;
         }
-        let (child, stdout, url) = spawn(&self.bin, &self.address, &self.args)?;
+        let _taken = take_port_for_test(&self.address);
+        let (child, stdout, url) = spawn(&self.bin, &self.address, &self.args, &self.env)?;
         if url != self.url {
             return Err(format!(
                 "the restarted fixture listens on {url}, not {}",
@@ -169,15 +233,31 @@ impl Drop for HttpsFixture {
     }
 }
 
+/// The forced reproduction of the races of a chosen port (docs/ci.md, "The hunt"): with
+/// `HARNESS_TEST_TAKE_PORT=1`, another program's binds to port 0 (up to 200 000) run where the
+/// port is not in use (the fixture down before its restart, the redirect port before the
+/// sign-in), and the one that gets the port keeps it. With the port held ([`Reservation`]) none
+/// gets it.
+pub(crate) fn take_port_for_test(address: &str) -> Option<std::net::TcpListener> {
+    std::env::var_os("HARNESS_TEST_TAKE_PORT")?;
+    (0..200_000).find_map(|_| {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").ok()?;
+        let got = listener.local_addr().ok()?.to_string();
+        (got == address).then_some(listener)
+    })
+}
+
 /// Spawns the fixture and reads its first stdout line, `listening <url>`.
 fn spawn(
     bin: &Path,
     listen: &str,
     args: &[String],
+    env: &[(String, String)],
 ) -> Result<(Child, ChildStdout, String), String> {
     let mut child = Command::new(bin)
         .args(["--listen", listen])
         .args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(crate::kept::stdio("fixture-https", "stderr"))
@@ -238,6 +318,32 @@ pub fn parse(body: &serde_json::Value) -> Result<Https, String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The hold keeps the port from a program that binds it, and a listener of the fixture
+    /// still listens on it beside the hold (SO_REUSEADDR on both).
+    #[cfg(unix)]
+    #[test]
+    fn a_held_port_is_no_other_program_s_and_the_fixture_still_listens_on_it() {
+        let hold = Reservation::new().expect("a port");
+        let address = hold.address().to_string();
+        let plain = socket_without_reuse(&address);
+        assert!(
+            plain.is_err(),
+            "another program bound the held port {address}"
+        );
+        let fixture = std::net::TcpListener::bind(&address).expect("the fixture's listener");
+        drop(fixture);
+        drop(hold);
+        assert!(socket_without_reuse(&address).is_ok());
+    }
+
+    /// A bind without SO_REUSEADDR, as a program that did not choose the port would do.
+    #[cfg(unix)]
+    fn socket_without_reuse(address: &str) -> std::io::Result<tokio::net::TcpSocket> {
+        let socket = tokio::net::TcpSocket::new_v4()?;
+        socket.bind(address.parse().expect("an address"))?;
+        Ok(socket)
+    }
 
     #[test]
     fn reads_both_forms() {

@@ -25,6 +25,8 @@
 //! | `soak` | `harness soak`: four bridges for minutes under a mixed workload |
 //! | `report` | failure reports with a diff |
 //! | `kept` | the outputs kept for the secret sweep (`MCP_STDERR_DIR`) |
+//! | `jitter` | the jitter mode: seeded waits where the contract promises no order |
+//! | `repeat` | `--repeat N`: shuffled passes, the failures grouped by signature |
 //! | `windows` | which transcripts the `--windows` run (the Windows bridge) skips, and why |
 pub(crate) mod args;
 pub mod check;
@@ -38,11 +40,13 @@ pub mod fixture;
 pub mod format;
 pub mod https;
 pub mod invariants;
+pub mod jitter;
 pub mod kept;
 pub mod pattern;
 pub mod process;
 pub mod profile;
 pub mod relay;
+pub mod repeat;
 pub mod report;
 pub mod runner;
 pub mod schema;

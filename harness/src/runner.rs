@@ -28,7 +28,15 @@ pub struct Outcome {
 }
 
 /// Runs a transcript to the end; never leaves a process of its tree.
-pub async fn run(t: &Transcript, bins: &Binaries, schemas: Schemas, verbose: bool) -> Outcome {
+/// With `jitter` (the run's seed), the transcript's processes wait at the points where the
+/// contract promises no order (jitter.rs).
+pub async fn run(
+    t: &Transcript,
+    bins: &Binaries,
+    schemas: Schemas,
+    verbose: bool,
+    jitter: Option<u64>,
+) -> Outcome {
     let started = Instant::now();
     let skip = if bins.embedded {
         crate::embedded::embedded_skip(&t.setup)
@@ -49,7 +57,14 @@ pub async fn run(t: &Transcript, bins: &Binaries, schemas: Schemas, verbose: boo
     }
     let tag = format!("{}-{}", std::process::id(), uuid::Uuid::new_v4());
     let path = t.path.display().to_string();
-    let mut session = match Session::start(t.setup.clone(), bins, schemas, &tag, verbose) {
+    let mut setup = t.setup.clone();
+    if let Some(seed) = jitter {
+        let seed = crate::jitter::transcript_seed(seed, &path);
+        setup
+            .env
+            .push((crate::jitter::SEED_VAR.into(), seed.to_string()));
+    }
+    let mut session = match Session::start(setup, bins, schemas, &tag, verbose) {
         Ok(s) => s,
         Err(e) => {
             process::kill_tree(&tag);
@@ -161,8 +176,9 @@ pub async fn run(t: &Transcript, bins: &Binaries, schemas: Schemas, verbose: boo
 
 /// The secret sweep of CI (`ci/sweep.sh`, `docs/harness.md`): with `MCP_STDERR_DIR` set, the
 /// stdout and the stderr of every transcript are kept there, two files each, named by the replay
-/// mode and this harness's process id, so that the replays of one run (the command form, the
-/// embedded bridge, the release archive, Windows) never overwrite each other. The upstream
+/// mode and this harness's process id (and the pass of `--repeat`, `kept::run_tag`), so that
+/// the replays of one run (the command form, the embedded bridge, the release archive,
+/// Windows) and the passes of a repeat never overwrite each other. The upstream
 /// fixture inherits the bridge's stderr, so its lines are in the same file.
 fn keep_outputs(path: &str, session: &Session) {
     let Some(dir) = std::env::var_os("MCP_STDERR_DIR") else {
@@ -177,7 +193,7 @@ fn keep_outputs(path: &str, session: &Session) {
     };
     let stem = format!(
         "transcript-{mode}-{}-{}",
-        std::process::id(),
+        crate::kept::run_tag(),
         path.replace(['/', '\\'], "_")
     );
     let dir = std::path::Path::new(&dir);

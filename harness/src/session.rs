@@ -74,6 +74,8 @@ pub struct Session {
     pub upstream: Option<ScriptedUpstream>,
     /// The HTTPS fixture of `{"upstream":{"https":…}}`, killed when the session ends.
     pub https: Option<crate::https::HttpsFixture>,
+    /// The redirect port of a sign-in, held until the session ends.
+    pub redirect_port: Option<crate::sign_in::Held>,
     pub checker: Arc<Mutex<Checker>>,
     pub caps: Captures,
     /// Frames toward VS Code read but not consumed yet (a client step stashes them).
@@ -110,8 +112,14 @@ impl Session {
                 .replace("${harness}", &bins.harness.to_string_lossy())
         };
         let mut args: Vec<String> = setup.args.iter().map(subst).collect();
+        // The jitter of this transcript (runner.rs): the processes started here get it too.
+        let jitter = crate::jitter::env_seed(&setup.env);
+        let jitter_env: Vec<(String, String)> = jitter
+            .map(|seed| vec![(crate::jitter::SEED_VAR.to_string(), seed.to_string())])
+            .unwrap_or_default();
         let mut up = None;
         let mut https = None;
+        let mut redirect_port = None;
         match &setup.upstream {
             // No bridge: the fixture itself is the program under test (its own arguments).
             Upstream::Fixture(extra) if setup.direct => {
@@ -132,7 +140,7 @@ impl Session {
             }
             Upstream::Fixture(extra) if setup.tap => {
                 // The tap: the relay runs the fixture and shows the runner every frame.
-                let s = ScriptedUpstream::listen(&Scripted::default(), checker.clone())?;
+                let s = ScriptedUpstream::listen(&Scripted::default(), checker.clone(), jitter)?;
                 args.push("--".into());
                 args.push(bins.harness.to_string_lossy().into_owned());
                 args.push("upstream-relay".into());
@@ -152,7 +160,7 @@ impl Session {
                 args.extend(cmd.iter().map(subst));
             }
             Upstream::Scripted(opts) => {
-                let s = ScriptedUpstream::listen(opts, checker.clone())?;
+                let s = ScriptedUpstream::listen(opts, checker.clone(), jitter)?;
                 args.push("--".into());
                 args.push(bins.harness.to_string_lossy().into_owned());
                 args.push("upstream-relay".into());
@@ -165,9 +173,12 @@ impl Session {
             Upstream::None => {}
             Upstream::Https(opts) => {
                 let extra: Vec<String> = opts.args.iter().map(subst).collect();
-                let fixture = crate::https::HttpsFixture::start(&bins.fixture, &extra)?;
+                let fixture =
+                    crate::https::HttpsFixture::start_with_env(&bins.fixture, &extra, &jitter_env)?;
                 if opts.sign_in {
-                    args.extend(crate::sign_in::bridge_options()?);
+                    let (options, held) = crate::sign_in::bridge_options()?;
+                    args.extend(options);
+                    redirect_port = Some(held);
                 }
                 args.extend(opts.bridge_args(&fixture.url));
                 https = Some(fixture);
@@ -199,6 +210,7 @@ impl Session {
             bridge,
             upstream: up,
             https,
+            redirect_port,
             checker,
             caps: Captures::new(),
             pending: VecDeque::new(),

@@ -6,24 +6,47 @@
 use std::net::TcpListener;
 use std::path::PathBuf;
 
+use crate::https::Reservation;
 use crate::process::Stderr;
 
 /// The prefix of the bridge's sign-in line.
 pub const SIGN_IN: &str = "mcp-bridge-vscode: sign in at ";
 
-/// The bridge options of a transcript with a sign-in (before the URL).
-pub fn bridge_options() -> Result<Vec<String>, String> {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map_err(|e| format!("no free redirect port: {e}"))?
-        .port();
-    Ok(vec![
+/// The bridge options of a transcript with a sign-in (before the URL), and the hold on the
+/// redirect port: the port stays the harness's until the transcript ends (the bridge's receiver
+/// listens on it beside the hold, `https::Reservation`), so no other program gets it between
+/// its choice and the sign-in.
+pub fn bridge_options() -> Result<(Vec<String>, Held), String> {
+    let hold = Reservation::new()?;
+    let port = hold
+        .address()
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.parse::<u16>().ok())
+        .filter(|p| *p != 0)
+        .ok_or("no free redirect port")?;
+    let taken = crate::https::take_port_for_test(hold.address());
+    let options = vec![
         "--token-store".into(),
         "memory".into(),
         "--no-browser".into(),
         "--redirect-port".into(),
         port.to_string(),
-    ])
+    ];
+    Ok((
+        options,
+        Held {
+            _port: hold,
+            _taken: taken,
+        },
+    ))
+}
+
+/// The redirect port held for a transcript (and, in the forced reproduction of
+/// `HARNESS_TEST_TAKE_PORT`, the listener that took it).
+pub struct Held {
+    _port: Reservation,
+    _taken: Option<TcpListener>,
 }
 
 /// Follows every sign-in line of `stderr` with the test browser until stderr ends.

@@ -18,12 +18,16 @@ pub struct Plan {
     pub schemas: Schemas,
     pub jobs: usize,
     pub verbose: bool,
+    /// The jitter mode's seed of this run (jitter.rs), printed with every failure.
+    pub jitter: Option<u64>,
 }
 
 /// The totals of a run.
 pub struct Totals {
     pub passed: usize,
     pub failed: usize,
+    /// The report of each failed transcript, in the order of the files.
+    pub failures: Vec<String>,
 }
 
 /// Every `*.jsonl` under the paths (files are taken as given), sorted, filtered by `filter`.
@@ -61,8 +65,8 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
 }
 
 /// Runs the plan; the transcripts run side by side, `jobs` at a time, each once per era of
-/// its setup (`format::by_era`).
-pub async fn run(plan: Plan) -> Totals {
+/// its setup (`format::by_era`), started in the order of `plan.files`.
+pub async fn run(plan: &Plan) -> Totals {
     let started = Instant::now();
     let runs: Vec<Result<format::Transcript, (PathBuf, String)>> = plan
         .files
@@ -74,7 +78,8 @@ pub async fn run(plan: Plan) -> Totals {
         .collect();
     let total = runs.len();
     let sem = Arc::new(Semaphore::new(plan.jobs.max(1)));
-    let bins = Arc::new(plan.bins);
+    let bins = Arc::new(plan.bins.clone());
+    let jitter = plan.jitter;
     let mut handles = Vec::new();
     for run in runs {
         let sem = sem.clone();
@@ -84,7 +89,7 @@ pub async fn run(plan: Plan) -> Totals {
         handles.push(tokio::spawn(async move {
             let _permit = sem.acquire_owned().await.ok();
             match run {
-                Ok(t) => runner::run(&t, &bins, schemas, verbose).await,
+                Ok(t) => runner::run(&t, &bins, schemas, verbose, jitter).await,
                 Err((path, e)) => runner::Outcome {
                     path: path.display().to_string(),
                     passed: false,
@@ -128,7 +133,10 @@ pub async fn run(plan: Plan) -> Totals {
             passed += 1;
         } else {
             failed += 1;
-            if let Some(r) = outcome.report {
+            if let Some(mut r) = outcome.report {
+                if let Some(seed) = plan.jitter {
+                    r.push_str(&replay_line(seed, &outcome.path));
+                }
                 print!("{r}");
                 reports.push(r);
             }
@@ -154,6 +162,20 @@ pub async fn run(plan: Plan) -> Totals {
     } else {
         println!("{passed} passed, {failed} failed");
     }
+    if let Some(seed) = plan.jitter {
+        println!("jitter seed: {seed}");
+    }
     println!("time: {:.1} s", started.elapsed().as_secs_f64());
-    Totals { passed, failed }
+    Totals {
+        passed,
+        failed,
+        failures: reports,
+    }
+}
+
+/// The line under a failure of a jittered run: its seed, and the options that replay it.
+fn replay_line(seed: u64, label: &str) -> String {
+    // The label is the file, with ` [<era>]` when the transcript runs in more than one era.
+    let file = label.split(" [").next().unwrap_or(label);
+    format!("  jitter seed: {seed} (replay: --jitter {seed} --filter {file})\n")
 }

@@ -116,8 +116,13 @@ pub fn default_discover() -> Value {
 }
 
 impl ScriptedUpstream {
-    /// Binds the socket and starts accepting relays.
-    pub fn listen(opts: &Scripted, checker: Arc<Mutex<Checker>>) -> Result<Self, String> {
+    /// Binds the socket and starts accepting relays; with `jitter` (the transcript's seed), each
+    /// automatic answer waits first (jitter.rs).
+    pub fn listen(
+        opts: &Scripted,
+        checker: Arc<Mutex<Checker>>,
+        jitter: Option<u64>,
+    ) -> Result<Self, String> {
         let dir = tempfile::Builder::new()
             .prefix("harness-")
             .tempdir()
@@ -128,6 +133,7 @@ impl ScriptedUpstream {
         let auto = Auto {
             table: auto_table(opts),
             used: HashMap::new(),
+            waits: jitter.and_then(crate::jitter::Waits::new).map(Arc::new),
         };
         let task = tokio::spawn(accept(listener, tx, writer.clone(), auto, checker));
         Ok(Self {
@@ -198,6 +204,8 @@ fn auto_table(opts: &Scripted) -> Map<String, Value> {
 pub struct Auto {
     table: Map<String, Value>,
     used: HashMap<String, usize>,
+    /// The jitter mode: each answer waits, so that answers to requests in flight may cross.
+    waits: Option<Arc<crate::jitter::Waits>>,
 }
 
 impl Auto {
@@ -206,6 +214,7 @@ impl Auto {
         Self {
             table,
             used: HashMap::new(),
+            waits: None,
         }
     }
 }
@@ -244,8 +253,18 @@ async fn accept(
             };
             let Some(frame) = frame else { continue };
             if let Some(reply) = auto_reply(&mut auto, &frame) {
-                if let Some(line) = reply {
-                    let _ = send(&writer, crate::relay::write_msg(&line)).await;
+                match (reply, &auto.waits) {
+                    (Some(line), Some(waits)) => {
+                        let (writer, delay) = (writer.clone(), waits.next());
+                        tokio::spawn(async move {
+                            tokio::time::sleep(delay).await;
+                            let _ = send(&writer, crate::relay::write_msg(&line)).await;
+                        });
+                    }
+                    (Some(line), None) => {
+                        let _ = send(&writer, crate::relay::write_msg(&line)).await;
+                    }
+                    (None, _) => {}
                 }
                 continue;
             }
@@ -299,6 +318,7 @@ mod tests {
         let mut auto = Auto {
             table,
             used: HashMap::new(),
+            waits: None,
         };
         let req = |id: i64, m: &str| json!({"jsonrpc":"2.0","id":id,"method":m});
         let n = |r: Option<Option<String>>| {

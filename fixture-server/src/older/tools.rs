@@ -301,6 +301,7 @@ async fn toggle(
     };
     let (changed, text) = crate::tools::switch(state, prompt, args.enabled);
     if changed {
+        crate::jitter::pause(crate::jitter::Point::Changes).await;
         let sent = if prompt {
             context.peer.notify_prompt_list_changed().await
         } else {
@@ -325,6 +326,7 @@ async fn touch(
     let args: Touch = arguments("touch", args)?;
     if older.is_subscribed(&args.uri) {
         let param = typed("a resource update", json!({"uri": args.uri}))?;
+        crate::jitter::pause(crate::jitter::Point::Changes).await;
         context
             .peer
             .notify_resource_updated(param)
