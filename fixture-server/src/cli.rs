@@ -241,6 +241,8 @@ pub struct Browse {
 }
 
 /// What the command line asks for.
+// Made once per run and moved once: the size of `Serve` costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, PartialEq, Eq)]
 pub enum Command {
     Serve(Options),
