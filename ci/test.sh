@@ -27,7 +27,7 @@ in_ci() { case "${CI:-}" in "" | 0 | false) return 1 ;; *) return 0 ;; esac; }
 MCP_SKIP_LOG="$(mktemp "${TMPDIR:-/tmp}/mcp-skips.XXXXXX")"
 export MCP_SKIP_LOG
 summary() {
-  local status=$? skips n
+  local status="${1:-$?}" skips n
   skips="$(sort -u "$MCP_SKIP_LOG" | sed 's/^SKIPPED: //' | paste -sd ';' - | sed 's/;/; /g')"
   n="$(sort -u "$MCP_SKIP_LOG" | grep -c . || true)"
   rm -f "$MCP_SKIP_LOG"
@@ -50,7 +50,8 @@ stop_cross() {
     rm -f "$cross_log"
   fi
 }
-trap 'stop_cross; summary' EXIT
+# The exit status is read first: stop_cross's own commands would replace it.
+trap 'rc=$?; stop_cross; summary "$rc"' EXIT
 skipped() { echo "SKIPPED: $1" | tee -a "$MCP_SKIP_LOG" >&2; }
 if [ ! -f "$spec/2026-07-28/schema/schema.json" ] || [ ! -f "$spec/2025-11-25/schema/schema.json" ]; then
   if in_ci; then

@@ -90,7 +90,7 @@ pub(super) fn on_parsed(shared: &Arc<Shared>, parsed: Parsed) {
     }
 }
 
-pub(super) fn on_request(shared: &Arc<Shared>, id: Value, method: String, params: Option<Value>) {
+fn on_request(shared: &Arc<Shared>, id: Value, method: String, params: Option<Value>) {
     let class = classify(&method);
     // L2: an older server answers its own ping, level, subscriptions and every method that
     // the bridge does not know; the front answers only initialize and server/discover.
@@ -143,7 +143,7 @@ pub(super) fn on_request(shared: &Arc<Shared>, id: Value, method: String, params
         match &*state {
             State::Initializing { answered: true, .. } => {
                 drop(state);
-                return early::before_ready(shared, id, method, params);
+                return before_ready(shared, id, method, params);
             }
             State::Failed { error } => {
                 let error = error.clone();
@@ -180,6 +180,44 @@ pub(super) fn on_request(shared: &Arc<Shared>, id: Value, method: String, params
         _ => None,
     };
     forward(shared, id, &method, kind, params, upstream);
+}
+
+/// S1: a request of VS Code after the early answer, before the server is ready. A list is
+/// empty at once; anything else waits for the start and is then dispatched as in the ready
+/// state (or gets the start's error).
+fn before_ready(shared: &Arc<Shared>, id: Value, method: String, params: Option<Value>) {
+    if let Some((_, key, _)) = early::LISTS.iter().find(|(m, _, _)| *m == method) {
+        let mut empty = serde_json::Map::new();
+        empty.insert((*key).to_owned(), Value::Array(Vec::new()));
+        return shared.reply(id, Ok(Value::Object(empty)));
+    }
+    let Some(slot) = admit(shared, &id, &method) else {
+        return;
+    };
+    let tasks = shared.tasks.clone();
+    let shared = Arc::clone(shared);
+    let task = async move {
+        let mut changes = shared.start_changes.subscribe();
+        loop {
+            match early::phase(&shared) {
+                early::Phase::Starting => {}
+                early::Phase::Ready => {
+                    // Dispatched anew, with a slot of its own; none of VS Code's lines comes
+                    // in between (one thread).
+                    if shared.inflight.finish(&slot) {
+                        on_request(&shared, id, method, params);
+                    }
+                    return;
+                }
+                early::Phase::Failed(error) => return shared.respond(&slot, Err(error)),
+            }
+            tokio::select! {
+                () = slot.token.cancelled() => return,
+                changed = changes.changed() => if changed.is_err() { return },
+            }
+        }
+    };
+    tasks.spawn(task);
 }
 
 /// O8, O9: a forwarded request in the ready state, on a request task of its own.
@@ -244,7 +282,7 @@ fn on_subscription(shared: &Arc<Shared>, id: Value, method: &str, params: Option
     }
 }
 
-pub(super) fn admit(shared: &Shared, id: &Value, method: &str) -> Option<Slot> {
+fn admit(shared: &Shared, id: &Value, method: &str) -> Option<Slot> {
     match shared.inflight.admit(id, method) {
         Ok(slot) => Some(slot),
         Err(Refused::Full) => {

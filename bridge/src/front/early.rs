@@ -16,11 +16,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tokio::task::AbortHandle;
 
 use super::inflight::Slot;
-use super::{Shared, State, dispatch, listener, older};
+use super::{Shared, State, listener, older};
 use crate::errors::{Cause, error_object, format_limit};
 use crate::log::{self, Level};
 use crate::upstream::client::UpstreamClient;
@@ -36,7 +36,7 @@ fn capabilities() -> Value {
 }
 
 /// The lists of the early answer and the notification of each list's change.
-const LISTS: [(&str, &str, &str); 4] = [
+pub(super) const LISTS: [(&str, &str, &str); 4] = [
     ("tools/list", "tools", "notifications/tools/list_changed"),
     (
         "prompts/list",
@@ -117,52 +117,14 @@ fn answer(shared: &Shared, slot: &Slot, generation: u64, after: Duration) {
     shared.respond(slot, Ok(early_result(shared)));
 }
 
-/// S1: a request of VS Code after the early answer, before the server is ready. A list is
-/// empty at once; anything else waits for the start and is then dispatched as in the ready
-/// state (or gets the start's error).
-pub(super) fn before_ready(shared: &Arc<Shared>, id: Value, method: String, params: Option<Value>) {
-    if let Some((_, key, _)) = LISTS.iter().find(|(m, _, _)| *m == method) {
-        let mut empty = Map::new();
-        empty.insert((*key).to_owned(), Value::Array(Vec::new()));
-        return shared.reply(id, Ok(Value::Object(empty)));
-    }
-    let Some(slot) = dispatch::admit(shared, &id, &method) else {
-        return;
-    };
-    let tasks = shared.tasks.clone();
-    let shared = Arc::clone(shared);
-    let task = async move {
-        let mut changes = shared.start_changes.subscribe();
-        loop {
-            match phase(&shared) {
-                Phase::Starting => {}
-                Phase::Ready => {
-                    // Dispatched anew, with a slot of its own; none of VS Code's lines comes
-                    // in between (one thread).
-                    if shared.inflight.finish(&slot) {
-                        dispatch::on_request(&shared, id, method, params);
-                    }
-                    return;
-                }
-                Phase::Failed(error) => return shared.respond(&slot, Err(error)),
-            }
-            tokio::select! {
-                () = slot.token.cancelled() => return,
-                changed = changes.changed() => if changed.is_err() { return },
-            }
-        }
-    };
-    tasks.spawn(task);
-}
-
 /// Where the start is, for a request that waits for it.
-enum Phase {
+pub(super) enum Phase {
     Starting,
     Ready,
     Failed(Value),
 }
 
-fn phase(shared: &Shared) -> Phase {
+pub(super) fn phase(shared: &Shared) -> Phase {
     match &*shared.state() {
         State::Initializing { .. } => Phase::Starting,
         State::Ready { .. } => Phase::Ready,

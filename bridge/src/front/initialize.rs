@@ -248,7 +248,7 @@ fn refused(outcome: &Exchange) -> Option<(Refusal, String)> {
         _ => None,
     };
     let rpc = error.rpc();
-    let found = refusal(status, rpc)?;
+    let found = refusal(status, rpc, PROTOCOL_VERSION)?;
     // At a URL the status tells an older server, unless the error is a -32022 that names an
     // older revision.
     let code = rpc.and_then(|e| e.get("code"));

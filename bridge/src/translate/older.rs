@@ -57,30 +57,30 @@ pub enum Refusal {
     NoneSpoken(Vec<String>),
 }
 
-/// L1, L4: reads a refused `server/discover`: its HTTP status at a URL (`None` on stdio) and
-/// its JSON-RPC error, if the answer had one. `None`: no answer about the revision (a time-out,
+/// L1, L4: reads a refused `server/discover`: its HTTP status at a URL (`None` on stdio), its
+/// JSON-RPC error, if the answer had one, and the revision of the bridge's request (`ours`). `None`: no answer about the revision (a time-out,
 /// a 5xx), which is a failure of `initialize`.
-pub fn refusal(status: Option<u16>, error: Option<&Value>) -> Option<Refusal> {
+pub fn refusal(status: Option<u16>, error: Option<&Value>, ours: &str) -> Option<Refusal> {
     let code = error.and_then(|e| e.get("code")).and_then(Value::as_i64);
     match code {
         Some(code) if MODERN_CODES.contains(&code) => return Some(Refusal::Modern),
-        Some(UNSUPPORTED_VERSION) => return error.map(supported_says),
+        Some(UNSUPPORTED_VERSION) => return error.map(|e| supported_says(e, ours)),
         _ => {}
     }
     let older = status.is_some_and(status_says_older) || error.is_some_and(discover_says_older);
     older.then_some(Refusal::Older)
 }
 
-/// -32022: the bridge's own revision (tried again before this is asked) means a server of
-/// 2026-07-28, an older revision that the bridge relays an older server, none a failure that
-/// names them.
-fn supported_says(error: &Value) -> Refusal {
+/// -32022: the bridge's own revision `ours` (tried again before this is asked) means a server
+/// of 2026-07-28, an older revision that the bridge relays an older server, none a failure
+/// that names them.
+fn supported_says(error: &Value, ours: &str) -> Refusal {
     let supported: Vec<&str> = error
         .pointer("/data/supported")
         .and_then(Value::as_array)
         .map(|list| list.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    if supported.contains(&crate::upstream::envelope::PROTOCOL_VERSION) {
+    if supported.contains(&ours) {
         Refusal::Modern
     } else if supported.iter().any(|r| OLDER_REVISIONS.contains(r)) {
         Refusal::Older
@@ -176,24 +176,33 @@ mod tests {
         }
     }
 
+    /// The bridge's revision, as the front passes it.
+    const OURS: &str = "2026-07-28";
+
     #[test]
     fn l4_a_400_with_a_modern_error_is_a_modern_server_and_other_bodies_are_older() {
         let error = |code: i64| json!({"code": code, "message": "m"});
         for code in [-32020, -32021] {
             assert_eq!(
-                refusal(Some(400), Some(&error(code))),
+                refusal(Some(400), Some(&error(code)), OURS),
                 Some(Refusal::Modern)
             );
-            assert_eq!(refusal(None, Some(&error(code))), Some(Refusal::Modern));
+            assert_eq!(
+                refusal(None, Some(&error(code)), OURS),
+                Some(Refusal::Modern)
+            );
         }
-        assert_eq!(refusal(Some(400), None), Some(Refusal::Older));
+        assert_eq!(refusal(Some(400), None, OURS), Some(Refusal::Older));
         assert_eq!(
-            refusal(Some(400), Some(&error(-32000))),
+            refusal(Some(400), Some(&error(-32000)), OURS),
             Some(Refusal::Older)
         );
-        assert_eq!(refusal(None, Some(&error(-32601))), Some(Refusal::Older));
-        assert_eq!(refusal(Some(503), None), None);
-        assert_eq!(refusal(None, Some(&error(-32603))), None);
+        assert_eq!(
+            refusal(None, Some(&error(-32601)), OURS),
+            Some(Refusal::Older)
+        );
+        assert_eq!(refusal(Some(503), None, OURS), None);
+        assert_eq!(refusal(None, Some(&error(-32603)), OURS), None);
     }
 
     #[test]
@@ -201,18 +210,18 @@ mod tests {
         let unsupported =
             |list: Value| json!({"code": -32022, "message": "m", "data": {"supported": list}});
         let older = unsupported(json!(["2025-06-18", "1999-01-01"]));
-        assert_eq!(refusal(Some(400), Some(&older)), Some(Refusal::Older));
-        assert_eq!(refusal(None, Some(&older)), Some(Refusal::Older));
+        assert_eq!(refusal(Some(400), Some(&older), OURS), Some(Refusal::Older));
+        assert_eq!(refusal(None, Some(&older), OURS), Some(Refusal::Older));
         let ours = unsupported(json!(["2026-07-28"]));
-        assert_eq!(refusal(Some(400), Some(&ours)), Some(Refusal::Modern));
+        assert_eq!(refusal(Some(400), Some(&ours), OURS), Some(Refusal::Modern));
         let none = unsupported(json!(["2027-01-01", 5]));
         assert_eq!(
-            refusal(Some(400), Some(&none)),
+            refusal(Some(400), Some(&none), OURS),
             Some(Refusal::NoneSpoken(vec!["2027-01-01".into()]))
         );
         let without = json!({"code": -32022, "message": "m"});
         assert_eq!(
-            refusal(None, Some(&without)),
+            refusal(None, Some(&without), OURS),
             Some(Refusal::NoneSpoken(vec![]))
         );
     }
