@@ -318,6 +318,31 @@ impl Shared {
         }
     }
 
+    /// R2: ends the start of `generation` under the lock of the state: `next` makes the
+    /// state after it from whether the bridge answered `initialize` itself (S1). Returns that
+    /// flag, and whether VS Code sent `notifications/initialized` (read under the same lock:
+    /// see its dispatch); `None` when the state moved on (stdin ended, or a cancellation).
+    /// Every end wakes the requests that wait for the start.
+    fn end_start(&self, generation: u64, next: impl FnOnce(bool) -> State) -> Option<(bool, bool)> {
+        let ended = {
+            let mut state = self.state();
+            match &*state {
+                State::Initializing {
+                    generation: g,
+                    answered,
+                    ..
+                } if *g == generation => {
+                    let answered = *answered;
+                    *state = next(answered);
+                    Some((answered, self.initialized.load(Ordering::Acquire)))
+                }
+                _ => None,
+            }
+        };
+        self.start_changes.send_replace(());
+        ended
+    }
+
     /// R2: the state after a successful discover (or an older server's `initialize`), and
     /// VS Code's answer: the result, or after the early answer (S1) what the server says
     /// otherwise and the list changes. Nothing when stdin ended meanwhile.
@@ -328,27 +353,11 @@ impl Shared {
         slot: &Slot,
         result: Value,
     ) {
-        let outcome = {
-            let mut state = self.state();
-            match &*state {
-                State::Initializing {
-                    generation: g,
-                    answered,
-                    ..
-                } if *g == generation => {
-                    let answered = *answered;
-                    *state = State::Ready {
-                        generation,
-                        upstream: Arc::clone(client),
-                    };
-                    // Read under the lock: see the dispatch of notifications/initialized.
-                    Some((answered, self.initialized.load(Ordering::Acquire)))
-                }
-                _ => None,
-            }
+        let ready = |_| State::Ready {
+            generation,
+            upstream: Arc::clone(client),
         };
-        self.start_changes.send_replace(());
-        match outcome {
+        match self.end_start(generation, ready) {
             Some((false, _)) => {
                 log::bridge(Level::Info, "the upstream server is ready");
                 self.respond(slot, Ok(result));
@@ -363,10 +372,7 @@ impl Shared {
     /// R2: back to the state before `initialize` when the upstream never started (nothing
     /// was attached, no early answer was armed).
     fn revert_unattached(&self, generation: u64) {
-        let mut state = self.state();
-        if matches!(&*state, State::Initializing { generation: g, .. } if *g == generation) {
-            *state = State::AwaitingInit;
-        }
+        self.end_start(generation, |_| State::AwaitingInit);
     }
 
     /// R2: the start failed (or was cancelled, `error` `None`): back to the state before
@@ -380,34 +386,20 @@ impl Shared {
         slot: &Slot,
         error: Option<Value>,
     ) {
-        let moved = {
-            let mut state = self.state();
-            match &*state {
-                State::Initializing {
-                    generation: g,
-                    answered,
-                    ..
-                } if *g == generation => {
-                    *state = if *answered {
-                        State::Failed {
-                            error: error
-                                .clone()
-                                .unwrap_or_else(|| error_object(Cause::UpstreamExited, None)),
-                        }
-                    } else {
-                        State::AwaitingInit
-                    };
-                    let mut older = crate::sync::lock(&self.older);
-                    if older.as_ref().is_some_and(|(g, _)| *g == generation) {
-                        *older = None;
-                    }
-                    true
-                }
-                _ => false,
-            }
+        let failed = |answered| match answered {
+            true => State::Failed {
+                error: error
+                    .clone()
+                    .unwrap_or_else(|| error_object(Cause::UpstreamExited, None)),
+            },
+            false => State::AwaitingInit,
         };
-        self.start_changes.send_replace(());
-        if moved {
+        if self.end_start(generation, failed).is_some() {
+            let mut older = crate::sync::lock(&self.older);
+            if older.as_ref().is_some_and(|(g, _)| *g == generation) {
+                *older = None;
+            }
+            drop(older);
             self.retire(client);
         }
         if let Some(error) = error {
