@@ -3,7 +3,10 @@
 //! question that did not lead to a sign-in.
 //!
 //! Before `notifications/initialized` the browser opens (or, with `--no-browser`, only the
-//! sign-in line is written). After it, the bridge never opens a browser on its own: VS Code
+//! sign-in line is written); when VS Code declared URL elicitation, it also gets the URL
+//! elicitation once it is initialized after the early answer of S1 (at once when the browser
+//! did not open).
+//! After it, the bridge never opens a browser on its own: VS Code
 //! gets a URL elicitation with the authorization URL, when it declared URL elicitation.
 
 use std::future::Future;
@@ -56,7 +59,19 @@ pub trait Consent: Send + Sync {
     fn ask(&self, url: String, message: &'static str, limit: Duration) -> Option<Asking>;
     /// Tells VS Code that the URL step `elicitation_id` is complete.
     fn complete(&self, elicitation_id: &str);
+    /// S1: a sign-in begins before VS Code is initialized. Where VS Code declared URL
+    /// elicitation and the early answer is on, the future resolves once VS Code is initialized
+    /// (after the early answer, or the server's own): the sign-in then asks VS Code too.
+    /// `None`: the browser and the sign-in line alone, as before.
+    fn at_start(&self) -> Option<Initialized>;
+    /// S1: the browser did not open: the front answers `initialize` now rather than after
+    /// `--answer-initialize-after`, so that VS Code can be asked sooner.
+    fn answer_now(&self);
 }
+
+/// Resolves once VS Code sent `notifications/initialized` (never, when the connection ends
+/// first).
+pub type Initialized = Pin<Box<dyn Future<Output = ()> + Send>>;
 
 /// The text of the URL elicitation of a sign-in.
 pub const QUESTION: &str = "The upstream server needs a new sign-in. Open the URL and sign in at the authorization server.";
@@ -111,6 +126,10 @@ mod tests {
             None
         }
         fn complete(&self, _: &str) {}
+        fn at_start(&self) -> Option<Initialized> {
+            None
+        }
+        fn answer_now(&self) {}
     }
 
     #[tokio::test(start_paused = true)]

@@ -10,7 +10,7 @@ use oauth2::CsrfToken;
 use tokio::time::Instant;
 use url::Url;
 
-use super::consent::{AskFuture, Asked, Gate, QUESTION, Route};
+use super::consent::{AskFuture, Asked, Gate, Initialized, QUESTION, Route};
 use super::failure::Failure;
 use super::opener;
 use super::outcome::{NoQuestion, SignInError};
@@ -98,7 +98,7 @@ pub async fn run(
             required: grant.server.iss_parameter_supported,
         },
     };
-    let opener = start_token.map(|token| {
+    let mut opener = start_token.map(|token| {
         let start = receiver.start_url(&token);
         let hidden = settings.hidden_env.clone();
         tokio::spawn(async move { opener::open(&start, &hidden).await })
@@ -107,14 +107,36 @@ pub async fn run(
         (Route::Elicit, Some(port)) => port.ask(url.clone(), QUESTION, settings.timeout),
         _ => None,
     };
-    let elicited = asking.as_ref().map(|a| a.elicitation_id.clone());
+    let mut elicited = asking.as_ref().map(|a| a.elicitation_id.clone());
     let mut ask: Option<AskFuture> = asking.map(|a| a.answer);
+    // S1: a sign-in at the start reaches the user through VS Code too, once it is initialized
+    // (a browser opener may not exist, and the sign-in line reaches only a log).
+    let mut later = match (route, gate.port()) {
+        (Route::Browser, Some(port)) => port.at_start(),
+        _ => None,
+    };
     let wait = receiver.wait(expect, deadline);
     tokio::pin!(wait);
     let mut accepted = false;
+    let mut browser_failed = false;
     let outcome = loop {
         tokio::select! {
             outcome = &mut wait => break outcome,
+            opened = opened(&mut opener), if opener.is_some() && later.is_some() => {
+                opener = None;
+                if !opened && let Some(port) = gate.port() {
+                    port.answer_now();
+                }
+                browser_failed = !opened;
+            }
+            () = initialized(&mut later) => {
+                later = None;
+                let limit = deadline.saturating_duration_since(Instant::now());
+                if let Some(asking) = gate.port().and_then(|port| port.ask(url.clone(), QUESTION, limit)) {
+                    elicited = Some(asking.elicitation_id);
+                    ask = Some(asking.answer);
+                }
+            }
             asked = asked(&mut ask) => {
                 ask = None;
                 accepted = asked == Asked::Accepted;
@@ -126,7 +148,7 @@ pub async fn run(
             }
         }
     };
-    let asked_user = route == Route::Elicit;
+    let asked_user = route == Route::Elicit || elicited.is_some();
     let result = match outcome {
         Outcome::Code(code) => grant
             .exchange(http, code, authorization.verifier, scopes)
@@ -151,7 +173,7 @@ pub async fn run(
         Outcome::TimedOut => {
             let browser_failed = match opener {
                 Some(task) if task.is_finished() => !task.await.unwrap_or(true),
-                _ => false,
+                _ => browser_failed,
             };
             log::bridge(
                 Level::Warn,
@@ -180,6 +202,21 @@ pub async fn run(
         port.complete(&id);
     }
     result
+}
+
+/// Whether the browser opener opened the start URL (a task that failed did not).
+async fn opened(opener: &mut Option<tokio::task::JoinHandle<bool>>) -> bool {
+    match opener.as_mut() {
+        Some(task) => task.await.unwrap_or(false),
+        None => std::future::pending().await,
+    }
+}
+
+async fn initialized(later: &mut Option<Initialized>) {
+    match later.as_mut() {
+        Some(future) => future.await,
+        None => std::future::pending().await,
+    }
 }
 
 async fn asked(ask: &mut Option<AskFuture>) -> Asked {

@@ -1,17 +1,17 @@
 //! The front's side of the sign-in gate (M4, O1): before `notifications/initialized` the
-//! browser; after it a URL elicitation to VS Code (`elicitation/create` in URL mode with an
+//! browser (and, where VS Code declared URL elicitation, the early answer of S1 and the URL
+//! elicitation once VS Code is initialized); after it a URL elicitation to VS Code (`elicitation/create` in URL mode with an
 //! `elicitationId`, then `notifications/elicitation/complete` after the redirect), when VS Code
 //! declared URL elicitation (C2). The port holds the connection weakly: the sign-in lives
 //! longer than a connection.
 
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use serde_json::json;
 
 use super::{Shared, State};
-use crate::auth::consent::{Asked, Asking, Consent, Route};
+use crate::auth::consent::{Asked, Asking, Consent, Initialized, Route};
 use crate::input::answers::ClientAnswer;
 use crate::input::check::ClientCaps;
 use crate::log::{self, Level};
@@ -33,7 +33,7 @@ impl Consent for FrontConsent {
         let Some(shared) = self.shared.upgrade() else {
             return Route::NoConsent;
         };
-        if !shared.initialized.load(Ordering::Acquire) {
+        if !*shared.initialized.borrow() {
             return Route::Browser;
         }
         // S1: after the bridge's early answer, VS Code is initialized while the start (and
@@ -97,6 +97,34 @@ impl Consent for FrontConsent {
             elicitation_id,
             answer,
         })
+    }
+
+    fn at_start(&self) -> Option<Initialized> {
+        let shared = self.shared.upgrade()?;
+        // Off, nothing answers VS Code before the server: the browser alone, as before.
+        shared.opts.answer_initialize_after?;
+        match &*shared.state() {
+            State::Initializing {
+                upstream: Some(upstream),
+                ..
+            } if ClientCaps::from_capabilities(upstream.capabilities()).url => {}
+            _ => return None,
+        }
+        // The wait holds no strong reference: the connection may end first.
+        let mut initialized = shared.initialized.subscribe();
+        Some(Box::pin(async move {
+            if initialized.wait_for(|done| *done).await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }))
+    }
+
+    fn answer_now(&self) {
+        if let Some(shared) = self.shared.upgrade()
+            && let State::Initializing { generation, .. } = &*shared.state()
+        {
+            super::early::answer_now(&shared, *generation);
+        }
     }
 
     fn complete(&self, elicitation_id: &str) {

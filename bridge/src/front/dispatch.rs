@@ -361,7 +361,7 @@ fn on_notification(shared: &Arc<Shared>, method: &str, params: Option<&Value>) {
         && let Some(upstream) = ready_upstream(shared)
     {
         if method == "notifications/initialized" {
-            shared.initialized.store(true, Ordering::Release);
+            shared.initialized.send_replace(true);
         }
         return older::notify(shared, &older, &upstream, method, params);
     }
@@ -383,7 +383,7 @@ fn on_notification(shared: &Arc<Shared>, method: &str, params: Option<&Value>) {
             log::bridge(Level::Debug, "the client sent notifications/initialized");
             let upstream = {
                 let state = shared.state();
-                shared.initialized.store(true, Ordering::Release);
+                shared.initialized.send_replace(true);
                 match &*state {
                     State::Ready { upstream, .. } => Some(Arc::clone(upstream)),
                     _ => None,

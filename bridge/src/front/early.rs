@@ -84,16 +84,35 @@ pub(super) fn arm(shared: &Arc<Shared>, slot: &Slot, generation: u64) -> Timer {
     };
     let (shared, slot) = (Arc::clone(shared), slot.clone());
     let task = tokio::spawn(async move {
-        tokio::time::sleep(after).await;
-        answer(&shared, &slot, generation, after);
+        let mut now = shared.answer_now.subscribe();
+        let why = tokio::select! {
+            () = tokio::time::sleep(after) => Why::Slow(after),
+            Ok(_) = now.wait_for(|g| *g == generation) => Why::SignIn,
+        };
+        answer(&shared, &slot, generation, why);
     });
     Timer(Some(task.abort_handle()))
+}
+
+/// Why the bridge answers `initialize` itself.
+enum Why {
+    /// The start outlasted `--answer-initialize-after`.
+    Slow(Duration),
+    /// A sign-in began at the start, VS Code declared URL elicitation, and the browser did
+    /// not open: the sign-in asks VS Code once it is initialized.
+    SignIn,
+}
+
+/// S1: a sign-in at the start of `generation` whose browser did not open asks for the early
+/// answer now.
+pub(super) fn answer_now(shared: &Shared, generation: u64) {
+    shared.answer_now.send_replace(generation);
 }
 
 /// The early answer, when the start of `generation` still runs and nothing answered it yet.
 /// It is written under the lock of the state, so that nothing of the ready server (its list
 /// changes) can come before it.
-fn answer(shared: &Shared, slot: &Slot, generation: u64, after: Duration) {
+fn answer(shared: &Shared, slot: &Slot, generation: u64, why: Why) {
     let mut state = shared.state();
     let State::Initializing {
         generation: g,
@@ -107,13 +126,14 @@ fn answer(shared: &Shared, slot: &Slot, generation: u64, after: Duration) {
         return;
     }
     *answered = true;
-    log::bridge(
-        Level::Info,
-        &format!(
+    let line = match why {
+        Why::Slow(after) => format!(
             "the upstream server is still starting after {}: the bridge answered initialize itself; the server's lists follow with a list change when it is ready",
             format_limit(after)
         ),
-    );
+        Why::SignIn => "the upstream server needs a sign-in and the browser did not open: the bridge answered initialize itself and asks VS Code to open the sign-in once it is initialized; the server's lists follow with a list change when it is ready".to_owned(),
+    };
+    log::bridge(Level::Info, &line);
     shared.respond(slot, Ok(early_result(shared)));
 }
 

@@ -4,7 +4,6 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 use serde_json::Value;
 
@@ -334,7 +333,7 @@ impl Shared {
                 } if *g == generation => {
                     let answered = *answered;
                     *state = next(answered);
-                    Some((answered, self.initialized.load(Ordering::Acquire)))
+                    Some((answered, *self.initialized.borrow()))
                 }
                 _ => None,
             }

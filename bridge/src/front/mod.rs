@@ -140,8 +140,11 @@ pub(crate) struct Shared {
     pub(crate) upstream_pid: Arc<AtomicU32>,
     /// M3: the listen stream and the subscriptions.
     pub(crate) listener: listener::Listener,
-    /// VS Code sent `notifications/initialized`: a sign-in from now on asks VS Code (M4).
-    pub(crate) initialized: std::sync::atomic::AtomicBool,
+    /// VS Code sent `notifications/initialized`: a sign-in from now on asks VS Code (M4); a
+    /// sign-in that began before waits for it (S1).
+    pub(crate) initialized: tokio::sync::watch::Sender<bool>,
+    /// S1: the generation whose `initialize` a sign-in at the start asks to answer now.
+    pub(crate) answer_now: tokio::sync::watch::Sender<u64>,
     /// L1–L3: the state of an older upstream server, from its `initialize` on (with the
     /// generation of that `initialize`); `None` while the upstream is of 2026-07-28.
     pub(crate) older: Mutex<Option<(u64, Arc<older::Older>)>>,
@@ -279,7 +282,8 @@ where
         events: events_tx,
         upstream_pid: Arc::clone(&hooks.upstream_pid),
         listener: listener::Listener::default(),
-        initialized: std::sync::atomic::AtomicBool::new(false),
+        initialized: tokio::sync::watch::Sender::new(false),
+        answer_now: tokio::sync::watch::Sender::new(0),
         older: Mutex::new(None),
         start_changes: tokio::sync::watch::Sender::new(()),
         refused: tokio::sync::Notify::new(),

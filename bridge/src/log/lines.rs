@@ -102,6 +102,9 @@ stderr_lines! {
         STILL_STARTING_ANSWERED_EARLY [Bridge Info]
             "the upstream server is still starting after <n> s: the bridge answered initialize itself; the server's lists follow with a list change when it is ready"
             "S1 ([rules.md](rules.md#s1)): the upstream server did not answer `server/discover` (or an older server its `initialize`) within `--answer-initialize-after`. VS Code has its `initialize` result (the three lists with list changes, empty until the server is ready); other requests wait for the start, bounded by `--discover-timeout`.";
+        SIGN_IN_ANSWERED_EARLY [Bridge Info]
+            "the upstream server needs a sign-in and the browser did not open: the bridge answered initialize itself and asks VS Code to open the sign-in once it is initialized; the server's lists follow with a list change when it is ready"
+            "S1 ([rules.md](rules.md#s1)): a sign-in began during the start, VS Code declared URL elicitation, and the browser opener failed. VS Code has its `initialize` result at once rather than after `--answer-initialize-after`; after `notifications/initialized` it gets the sign-in as a URL elicitation (the sign-in line stays valid too).";
         READY_AFTER_EARLY_ANSWER [Bridge Info]
             "the upstream server is ready after the bridge's early answer to initialize"
             "S1: the start behind the early answer ended well; VS Code gets one list change per list that the server has.";

@@ -35,6 +35,7 @@ mod registered_auth_method;
 mod secret_sweep;
 mod secrets;
 mod sign_in;
+mod sign_in_at_start;
 mod sign_in_checked_answers;
 mod sign_in_forged_redirects;
 mod sign_in_issuer_bound;
