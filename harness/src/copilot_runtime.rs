@@ -119,6 +119,23 @@ pub fn envelope() -> serde_json::Map<String, Value> {
     v.as_object().cloned().unwrap_or_default()
 }
 
+/// A request of the runtime on the 2026-07-28 path: the profile's key order and progress token
+/// (`crate::profile::request`), and [`envelope`] on `_meta` (the protocol version, the client's
+/// info and capabilities that the revision wants on every request, since it has no
+/// `initialize`).
+pub fn modern_request(id: i64, method: &str, params: serde_json::Map<String, Value>) -> Value {
+    let mut frame = crate::profile::request(crate::format::Profile::Copilot, id, method, params);
+    if let Some(meta) = frame
+        .pointer_mut("/params/_meta")
+        .and_then(Value::as_object_mut)
+    {
+        for (k, v) in envelope() {
+            meta.entry(k).or_insert(v);
+        }
+    }
+    frame
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

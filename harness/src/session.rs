@@ -65,6 +65,10 @@ pub struct Sim {
     pub prompts_changed: bool,
     /// Responses that came while the simulator waited for another one (id as JSON text).
     pub stash: std::collections::HashMap<String, Value>,
+    /// The Copilot runtime took the 2026-07-28 path at `start` (a server checked directly
+    /// answered its `server/discover` within the window): every request carries the envelope,
+    /// and a call answers its input rounds itself (client/modern.rs).
+    pub modern: bool,
 }
 
 /// A running transcript.

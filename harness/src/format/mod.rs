@@ -261,6 +261,8 @@ pub enum ClientStep {
     Call,
     Stop,
     ToolIds,
+    /// `subscriptions/listen` on the Copilot runtime's 2026-07-28 path (client/modern.rs).
+    Listen,
 }
 
 /// True when the transcript starts `bridge-fixture-server`: as its upstream (tapped, directly,
