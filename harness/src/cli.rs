@@ -92,6 +92,10 @@ pub fn main() -> ExitCode {
         let code = crate::scripted_server::run(table);
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
+    if argv.get(1).map(String::as_str) == Some("http-client") {
+        let code = runtime.block_on(crate::http_client::run(&argv[2..]));
+        std::process::exit(code);
+    }
     if argv.get(1).map(String::as_str) == Some("upstream-relay") {
         let Some(sock) = argv.get(2) else {
             eprintln!("harness upstream-relay: the socket (a path or tcp:<address>) is missing");

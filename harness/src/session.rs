@@ -179,6 +179,10 @@ impl Session {
                 let extra: Vec<String> = opts.args.iter().map(subst).collect();
                 let fixture =
                     crate::https::HttpsFixture::start_with_env(&bins.fixture, &extra, &jitter_env)?;
+                if setup.direct {
+                    // No bridge: the harness's own client of the URL (http_client.rs).
+                    args = vec!["http-client".into()];
+                }
                 if opts.sign_in {
                     let (options, held) = crate::sign_in::bridge_options()?;
                     args.extend(options);
@@ -188,7 +192,9 @@ impl Session {
                 https = Some(fixture);
             }
         }
-        let program = if bins.embedded || setup.direct {
+        let program = if setup.direct && matches!(&setup.upstream, Upstream::Https(_)) {
+            &bins.harness
+        } else if bins.embedded || setup.direct {
             &bins.fixture
         } else {
             &bins.bridge
