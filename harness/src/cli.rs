@@ -1,7 +1,8 @@
 //! The command line: `harness [options] <folders or files>…` replays transcripts (exit 1 on any
 //! failure, 2 on bad arguments); `harness check …` checks a server as VS Code sees it
 //! (check/mod.rs); `harness upstream-relay <socket> [--stubborn]` is the upstream command of a
-//! scripted transcript (relay.rs).
+//! scripted transcript (relay.rs); `harness http-client --ca-file <pem> <url>` is the client
+//! of a direct transcript at a URL (http_client.rs).
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
