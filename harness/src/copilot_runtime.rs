@@ -163,6 +163,33 @@ mod tests {
     }
 
     #[test]
+    fn a_request_of_the_2026_07_28_path_carries_the_envelope_in_the_copilot_key_order() {
+        let f = modern_request(3, "tools/list", serde_json::Map::new());
+        let text = f.to_string();
+        assert!(
+            text.starts_with(r#"{"method":"tools/list","params":{"_meta":{"progressToken":0,"#)
+        );
+        assert!(text.ends_with(r#""jsonrpc":"2.0","id":3}"#));
+        let meta = &f["params"]["_meta"];
+        assert_eq!(
+            meta["io.modelcontextprotocol/protocolVersion"],
+            "2026-07-28"
+        );
+        assert_eq!(
+            meta["io.modelcontextprotocol/clientInfo"]["name"],
+            "copilot-cli"
+        );
+        assert!(
+            meta["io.modelcontextprotocol/clientCapabilities"]["elicitation"]["url"].is_object()
+        );
+        assert!(
+            meta["io.modelcontextprotocol/clientCapabilities"]
+                .get("roots")
+                .is_none()
+        );
+    }
+
+    #[test]
     fn runtime_1_0_82_aborts_on_invalid_params_and_scales_by_milliseconds() {
         let r = Runtime::of(Version::V1_0_82).scaled(Some(300), Some(1000));
         assert_eq!(r.after_discover(Some(&err(-32602))), AfterDiscover::Abort);

@@ -360,6 +360,9 @@ pub(crate) fn u64_of(v: Option<&Value>, what: &str) -> Result<Option<u64>, Strin
 }
 
 #[cfg(test)]
+mod modern_tests;
+
+#[cfg(test)]
 mod tests {
     //! The parser's tests.
     use super::*;
