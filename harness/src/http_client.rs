@@ -5,8 +5,9 @@
 //! (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`); each message of the answer (a JSON body,
 //! or each `data:` event of an SSE body, a listen stream's too) becomes one stdout line. Requests
 //! run side by side, as the runtime's do, so a held listen stream never blocks a call. An HTTP
-//! status without a JSON-RPC body becomes an error response naming the status, so that every
-//! request gets exactly one answer. The end of stdin ends the client (exit 0).
+//! status without a JSON-RPC body, a failed POST, and an event stream that breaks or ends
+//! without the response each become an error response naming the cause, so that every request
+//! gets exactly one answer. The end of stdin ends the client (exit 0).
 use std::sync::Arc;
 
 use base64::Engine;
@@ -117,18 +118,24 @@ async fn post(
         .is_some_and(|v| v.starts_with("text/event-stream"));
     if sse {
         let mut events = sse_stream::SseByteStream::new(response.bytes_stream());
+        let mut answered = false;
         while let Some(event) = events.next().await {
             match event {
                 Ok(event) => {
                     if let Some(data) = event.data {
+                        answered |= answers(&data, id.as_ref());
                         write(&out, &data).await;
                     }
                 }
                 Err(e) => {
-                    eprintln!("harness http-client: the event stream of {method} broke: {e}");
-                    return;
+                    let why = format!("the event stream of {method} broke: {e}");
+                    return failed(id, why, &out).await;
                 }
             }
+        }
+        if !answered {
+            let why = format!("the event stream of {method} ended without its response");
+            failed(id, why, &out).await;
         }
         return;
     }
@@ -139,6 +146,14 @@ async fn post(
         _ if status.is_success() && body.is_empty() => {}
         _ => failed(id, format!("HTTP status {status} to {method}"), &out).await,
     }
+}
+
+/// Whether the event `data` is the response to the request `id`.
+fn answers(data: &str, id: Option<&Value>) -> bool {
+    let Some(id) = id else { return false };
+    serde_json::from_str::<Value>(data).is_ok_and(|v| {
+        v.get("id") == Some(id) && (v.get("result").is_some() || v.get("error").is_some())
+    })
 }
 
 /// An answer that the server did not give as JSON-RPC: an error response to a request (a
@@ -162,6 +177,28 @@ async fn write(out: &Mutex<tokio::io::Stdout>, line: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_response_to_the_request_answers_it() {
+        let id = json!(4);
+        assert!(answers(
+            r#"{"jsonrpc":"2.0","id":4,"result":{}}"#,
+            Some(&id)
+        ));
+        assert!(answers(
+            r#"{"jsonrpc":"2.0","id":4,"error":{"code":1,"message":"m"}}"#,
+            Some(&id)
+        ));
+        assert!(!answers(
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#,
+            Some(&id)
+        ));
+        assert!(!answers(
+            r#"{"jsonrpc":"2.0","id":5,"result":{}}"#,
+            Some(&id)
+        ));
+        assert!(!answers(r#"{"jsonrpc":"2.0","id":4,"result":{}}"#, None));
+    }
 
     #[test]
     fn names_in_ascii_go_as_they_are_and_others_in_base64() {
