@@ -197,6 +197,11 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":5,"result":{}}"#,
             Some(&id)
         ));
+        // A request of the server with the same id is not the answer.
+        assert!(!answers(
+            r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#,
+            Some(&id)
+        ));
         assert!(!answers(r#"{"jsonrpc":"2.0","id":4,"result":{}}"#, None));
     }
 
