@@ -1,7 +1,8 @@
 //! The command line: `harness [options] <folders or files>…` replays transcripts (exit 1 on any
 //! failure, 2 on bad arguments); `harness check …` checks a server as VS Code sees it
 //! (check/mod.rs); `harness upstream-relay <socket> [--stubborn]` is the upstream command of a
-//! scripted transcript (relay.rs).
+//! scripted transcript (relay.rs); `harness http-client --ca-file <pem> <url>` is the client
+//! of a direct transcript at a URL (http_client.rs).
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -91,6 +92,10 @@ pub fn main() -> ExitCode {
         };
         let code = crate::scripted_server::run(table);
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
+    if argv.get(1).map(String::as_str) == Some("http-client") {
+        let code = runtime.block_on(crate::http_client::run(&argv[2..]));
+        std::process::exit(code);
     }
     if argv.get(1).map(String::as_str) == Some("upstream-relay") {
         let Some(sock) = argv.get(2) else {

@@ -119,6 +119,23 @@ pub fn envelope() -> serde_json::Map<String, Value> {
     v.as_object().cloned().unwrap_or_default()
 }
 
+/// A request of the runtime on the 2026-07-28 path: the profile's key order and progress token
+/// (`crate::profile::request`), and [`envelope`] on `_meta` (the protocol version, the client's
+/// info and capabilities that the revision wants on every request, since it has no
+/// `initialize`).
+pub fn modern_request(id: i64, method: &str, params: serde_json::Map<String, Value>) -> Value {
+    let mut frame = crate::profile::request(crate::format::Profile::Copilot, id, method, params);
+    if let Some(meta) = frame
+        .pointer_mut("/params/_meta")
+        .and_then(Value::as_object_mut)
+    {
+        for (k, v) in envelope() {
+            meta.entry(k).or_insert(v);
+        }
+    }
+    frame
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -143,6 +160,33 @@ mod tests {
         assert_eq!(r.after_discover(None), AfterDiscover::Initialize);
         let ok = json!({"jsonrpc":"2.0","id":0,"result":{"supportedVersions":["2026-07-28"]}});
         assert_eq!(r.after_discover(Some(&ok)), AfterDiscover::Modern);
+    }
+
+    #[test]
+    fn a_request_of_the_2026_07_28_path_carries_the_envelope_in_the_copilot_key_order() {
+        let f = modern_request(3, "tools/list", serde_json::Map::new());
+        let text = f.to_string();
+        assert!(
+            text.starts_with(r#"{"method":"tools/list","params":{"_meta":{"progressToken":0,"#)
+        );
+        assert!(text.ends_with(r#""jsonrpc":"2.0","id":3}"#));
+        let meta = &f["params"]["_meta"];
+        assert_eq!(
+            meta["io.modelcontextprotocol/protocolVersion"],
+            "2026-07-28"
+        );
+        assert_eq!(
+            meta["io.modelcontextprotocol/clientInfo"]["name"],
+            "copilot-cli"
+        );
+        assert!(
+            meta["io.modelcontextprotocol/clientCapabilities"]["elicitation"]["url"].is_object()
+        );
+        assert!(
+            meta["io.modelcontextprotocol/clientCapabilities"]
+                .get("roots")
+                .is_none()
+        );
     }
 
     #[test]

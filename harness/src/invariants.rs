@@ -128,6 +128,13 @@ impl Checker {
         };
         self.sent.insert(key(id), method.to_string());
         self.answered.remove(&key(id));
+        if self.modern_direct() {
+            // The harness is the runtime's own 2026-07-28 client here: its requests are
+            // frames of the exchange under test too.
+            self.current = Some(frame.clone());
+            let set = self.schemas.modern.clone();
+            self.schema(set, frame, Frame::Message, &format!("client {method}"));
+        }
     }
 
     /// Records a raw line: an id that the bridge can recover from it may get an error.
@@ -192,8 +199,15 @@ impl Checker {
         if frame.get("jsonrpc") != Some(&Value::String("2.0".into())) {
             self.problem(format!("R7: a frame without \"jsonrpc\":\"2.0\": {text}"));
         }
-        self.check_no_modern_meta(&frame);
-        let legacy = self.schemas.legacy.clone();
+        // Directly, the server's own frames: of 2026-07-28 unless it is the older fixture.
+        if !self.modern_direct() {
+            self.check_no_modern_meta(&frame);
+        }
+        let legacy = if self.direct {
+            self.upstream_schema()
+        } else {
+            self.schemas.legacy.clone()
+        };
         match (frame.get("id"), frame.get("method").and_then(Value::as_str)) {
             (Some(id), Some(method)) => self.bridge_request(id, method, &frame, legacy),
             (None, Some(method)) => self.bridge_notification(method, &frame, legacy),
@@ -236,6 +250,11 @@ impl Checker {
     }
 
     fn bridge_notification(&mut self, method: &str, frame: &Value, legacy: Option<Arc<SchemaSet>>) {
+        if self.direct {
+            // No bridge: the server's notifications are its own (a listen acknowledgment too).
+            self.schema(legacy, frame, Frame::Message, method);
+            return;
+        }
         if !BRIDGE_NOTIFICATIONS.contains(&method) {
             self.problem(format!(
                 "the bridge sent the notification {method} to VS Code"
@@ -295,7 +314,7 @@ impl Checker {
         if !self.direct {
             self.check_result(&method, &result);
         }
-        if method == "server/discover" {
+        if method == "server/discover" && !self.direct {
             self.problem(
                 "C1: server/discover got a result; the bridge answers it with -32601".into(),
             );
@@ -452,6 +471,12 @@ impl Checker {
         };
         self.schema(set, &frame, Frame::Message, &format!("upstream {method}"));
         Some(frame)
+    }
+
+    /// No bridge, and the server is of 2026-07-28: the harness is the Copilot runtime's own
+    /// client of that revision (client/modern.rs).
+    fn modern_direct(&self) -> bool {
+        self.direct && !self.upstream_legacy
     }
 
     /// The schema of the upstream side: 2026-07-28, or 2025-11-25 for an older upstream.

@@ -38,6 +38,7 @@ pub mod embedded;
 pub mod exit;
 pub mod fixture;
 pub mod format;
+pub mod http_client;
 pub mod https;
 pub mod invariants;
 pub mod jitter;

@@ -65,6 +65,10 @@ pub struct Sim {
     pub prompts_changed: bool,
     /// Responses that came while the simulator waited for another one (id as JSON text).
     pub stash: std::collections::HashMap<String, Value>,
+    /// The Copilot runtime took the 2026-07-28 path at `start` (a server checked directly
+    /// answered its `server/discover` within the window): every request carries the envelope,
+    /// and a call answers its input rounds itself (client/modern.rs).
+    pub modern: bool,
 }
 
 /// A running transcript.
@@ -175,6 +179,10 @@ impl Session {
                 let extra: Vec<String> = opts.args.iter().map(subst).collect();
                 let fixture =
                     crate::https::HttpsFixture::start_with_env(&bins.fixture, &extra, &jitter_env)?;
+                if setup.direct {
+                    // No bridge: the harness's own client of the URL (http_client.rs).
+                    args = vec!["http-client".into()];
+                }
                 if opts.sign_in {
                     let (options, held) = crate::sign_in::bridge_options()?;
                     args.extend(options);
@@ -184,7 +192,9 @@ impl Session {
                 https = Some(fixture);
             }
         }
-        let program = if bins.embedded || setup.direct {
+        let program = if setup.direct && matches!(&setup.upstream, Upstream::Https(_)) {
+            &bins.harness
+        } else if bins.embedded || setup.direct {
             &bins.fixture
         } else {
             &bins.bridge

@@ -5,7 +5,8 @@
 //! A start sends `server/discover`; without an answer in the window, or after an error, it
 //! sends `initialize` on the same connection and gives it the budget (`startup.time`). After a
 //! discover result in time it takes the 2026-07-28 path (`tools/list` with the `_meta`
-//! envelope) and then probes the era lock: `initialize` on the same connection, as the runtime
+//! envelope, the frame of the transcripts' client in client/modern.rs; no tools there is
+//! `list`) and then probes the era lock: `initialize` on the same connection, as the runtime
 //! would send it had the answer come later (`discover.era-lock`). An answer after the window is
 //! `discover.late`.
 use std::path::Path;
@@ -15,7 +16,7 @@ use serde_json::{Value, json};
 
 use super::conn::{Broken, Conn};
 use super::{Problem, Severity, catalog};
-use crate::copilot_runtime::{Runtime, envelope};
+use crate::copilot_runtime::{Runtime, modern_request};
 use crate::format::Profile;
 use crate::profile::{AfterDiscover, copilot_discover, initialize_params};
 
@@ -44,6 +45,8 @@ pub struct Start {
     pub path: &'static str,
     /// On the 2026-07-28 path: the era probe's `initialize` answer (`result`, `error`, …).
     pub era_probe: Option<(&'static str, Option<i64>)>,
+    /// On the 2026-07-28 path: the answer to the runtime's `tools/list` (`result`, `error`, …).
+    pub modern_list: Option<(&'static str, Option<i64>)>,
 }
 
 fn since(t0: Instant) -> u64 {
@@ -121,10 +124,18 @@ async fn steps(
         AfterDiscover::Abort => start.path = "aborted",
         AfterDiscover::Modern => {
             start.path = "2026-07-28";
-            // The runtime's next request on this path; its outcome is the lists' check.
-            let mut params = serde_json::Map::new();
-            params.insert("_meta".into(), Value::Object(envelope()));
-            let _ = conn.call("tools/list", params, bound).await;
+            // The runtime's next request on this path, the frame of the transcripts' client
+            // (client/modern.rs): without tools here, the Copilot harness has none.
+            let id = conn.take_id();
+            let list = modern_request(id, "tools/list", serde_json::Map::new());
+            start.modern_list = Some(match conn.send(&list).await {
+                Ok(()) => match conn.response(id, bound).await {
+                    Ok(frame) => kind(&frame),
+                    Err(Broken::Timeout) => ("none", None),
+                    Err(_) => ("closed", None),
+                },
+                Err(_) => ("closed", None),
+            });
             let wait = bound.min(runtime.budget);
             let probe = conn
                 .call("initialize", initialize_params(Profile::Copilot), wait)
@@ -228,6 +239,18 @@ fn problems(start: &Start, discover: Option<&Value>, runtime: &Runtime) -> Vec<P
                  {code}); its answer came in {ms} ms, {margin} ms inside the {window} ms window \
                  of runtime {version}: a start slower by {margin} ms never starts in the \
                  Copilot harness"
+            ),
+        ));
+    }
+    if let Some((answer, code)) = start.modern_list.filter(|(a, _)| *a != "result") {
+        let got = code.map_or(answer.to_string(), |c| format!("the error {c}"));
+        out.push(problem(
+            Severity::Blocker,
+            &catalog::LIST,
+            format!(
+                "on the 2026-07-28 path that runtime {version} takes after a discover result in \
+                 time, tools/list (with the revision's _meta) got {got}: the Copilot harness \
+                 shows no tools of this server"
             ),
         ));
     }

@@ -57,7 +57,7 @@ pub(super) async fn list(
     let (method, _) =
         list_method(what).ok_or_else(|| Failure::msg(format!("cannot list {what}")))?;
     let id = next_id(s);
-    let f = request(s.setup.profile, id, method, Map::new());
+    let f = modern::req(s, id, method, Map::new());
     s.send_frame(&f).await?;
     let mut seen = Seen::default();
     let items = pages(s, what, id, deadline, &mut seen).await?;
@@ -110,7 +110,7 @@ pub(super) async fn pages(
         id = next_id(s);
         let mut p = Map::new();
         p.insert("cursor".into(), cursor);
-        let f = request(s.setup.profile, id, method, p);
+        let f = modern::req(s, id, method, p);
         s.send_frame(&f).await?;
     }
     Err(Failure::msg(format!(

@@ -208,18 +208,22 @@ pub(super) fn parse_action(key: &str, mut obj: Map<String, Value>) -> Result<Act
                     .clone(),
             )
         }
-        "start" | "list" | "call" | "stop" | "tool_ids" => {
+        "start" | "list" | "call" | "stop" | "tool_ids" | "listen" => {
             let step = match key {
                 "start" => ClientStep::Start,
                 "list" => ClientStep::List,
                 "call" => ClientStep::Call,
                 "stop" => ClientStep::Stop,
+                "listen" => ClientStep::Listen,
                 _ => ClientStep::ToolIds,
             };
             // The step's main value goes in as "value"; the other members are its options. An
             // object value holds options too: {"start":{"expect":…}} = {"start":{},"expect":…}.
             match body {
-                Value::Object(inner) if step != ClientStep::ToolIds => {
+                // A listen's object is its filter, not options.
+                Value::Object(inner)
+                    if !matches!(step, ClientStep::ToolIds | ClientStep::Listen) =>
+                {
                     for (k, v) in inner {
                         if obj.insert(k.clone(), v).is_some() {
                             return Err(format!("option '{k}' given twice"));
@@ -280,6 +284,7 @@ pub fn check_options(step: ClientStep, opts: &Map<String, Value>) -> Result<(), 
         ],
         ClientStep::Stop => &["value", "code", "within_ms", "timers"],
         ClientStep::ToolIds => &["value", "instance", "omitted"],
+        ClientStep::Listen => &["value", "expect", "capture_id", "within_ms"],
     };
     if let Some(k) = opts.keys().find(|k| !allowed.contains(&k.as_str())) {
         return Err(format!("unknown option '{k}'"));
@@ -293,6 +298,9 @@ pub fn check_options(step: ClientStep, opts: &Map<String, Value>) -> Result<(), 
         }
         ClientStep::Call if !opts.get("value").is_some_and(Value::is_string) => {
             return Err("call needs the name of a tool".into());
+        }
+        ClientStep::Listen if !opts.get("value").is_some_and(Value::is_object) => {
+            return Err("listen needs the notifications to opt in to (an object)".into());
         }
         _ => {}
     }

@@ -261,6 +261,8 @@ pub enum ClientStep {
     Call,
     Stop,
     ToolIds,
+    /// `subscriptions/listen` on the Copilot runtime's 2026-07-28 path (client/modern.rs).
+    Listen,
 }
 
 /// True when the transcript starts `bridge-fixture-server`: as its upstream (tapped, directly,
@@ -356,6 +358,9 @@ pub(crate) fn u64_of(v: Option<&Value>, what: &str) -> Result<Option<u64>, Strin
             .ok_or_else(|| format!("{what} must be a number of ms")),
     }
 }
+
+#[cfg(test)]
+mod modern_tests;
 
 #[cfg(test)]
 mod tests {

@@ -17,8 +17,13 @@ pub(super) fn parse_setup(body: Value) -> Result<Setup, String> {
     // Any directive may have a note; it is for the reader only.
     obj.remove("note");
     let s = Setup::deserialize(Value::Object(obj)).map_err(|e| e.to_string())?;
-    if s.direct && (!matches!(s.upstream, Upstream::Fixture(_)) || !s.args.is_empty()) {
-        return Err("direct needs the fixture as the upstream and no args of the bridge".into());
+    let fixture = matches!(&s.upstream, Upstream::Fixture(_))
+        || matches!(&s.upstream, Upstream::Https(h) if h.path.is_none() && !h.sign_in);
+    if s.direct && (!fixture || !s.args.is_empty()) {
+        return Err(
+            "direct needs the fixture as the upstream (stdio, or https at /mcp without a sign-in) and no args of the bridge"
+                .into(),
+        );
     }
     if let Some(era) = s.eras.iter().find(|e| !super::ERAS.contains(&e.as_str())) {
         return Err(format!(

@@ -57,7 +57,7 @@ fn tool<'a>(report: &'a Value, name: &str) -> &'a Value {
 }
 
 /// A scripted server: `harness scripted-server <table>` with the table in a temporary file.
-fn scripted(table: &Value) -> (tempfile::TempDir, Vec<String>) {
+pub fn scripted(table: &Value) -> (tempfile::TempDir, Vec<String>) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("table.json");
     std::fs::write(&path, table.to_string()).unwrap();

@@ -94,3 +94,37 @@ fn a_start_longer_than_the_budget_fails_startup_time_directly_and_passes_through
     assert_eq!(verdict["verdict"], "needs the bridge", "{verdict:#}");
     assert_eq!(verdict["through_bridge"], "works", "{verdict:#}");
 }
+
+#[test]
+fn a_server_that_fails_its_lists_on_the_2026_07_28_path_blocks_copilot_directly() {
+    // server/discover answered at once (the runtime takes the 2026-07-28 path), and tools/list
+    // refused: the Copilot harness would show no tools of it, whatever its initialize says.
+    let table = json!({"replies":{
+        "server/discover":{"result":{"resultType":"complete","supportedVersions":["2026-07-28"],
+            "capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}},
+        "initialize":{"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},
+            "serverInfo":{"name":"s","version":"1"}}},
+        "tools/list":{"error":{"code":-32603,"message":"no tools today"}}}});
+    let (_dir, cmd) = crate::check::scripted(&table);
+    let mut args = vec![
+        "--json",
+        "--profile",
+        "copilot",
+        "--copilot-window-ms",
+        WINDOW_MS,
+        "--initialize-budget-ms",
+        "5000",
+        "--",
+    ];
+    args.extend(cmd.iter().map(String::as_str));
+    let out = check(&args);
+    let report = assert_valid(&out);
+    assert_eq!(report["starts"][0]["path"], "2026-07-28", "{report:#}");
+    let lists: Vec<_> = problems(&report, "list")
+        .into_iter()
+        .filter(|p| p["message"].as_str().unwrap().contains("2026-07-28 path"))
+        .collect();
+    assert_eq!(lists.len(), 1, "{report:#}");
+    assert_eq!(lists[0]["severity"], "blocker");
+    assert_eq!(lists[0]["client"], "copilot");
+}
