@@ -143,7 +143,10 @@ fn under_wine_a_secret_in_the_credential_manager_reaches_the_child_and_outlives_
     // directory: the secret stays, and a start still gets it.
     let out = run(&w, &["logout", "--all"], "");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    assert!(list(&w).contains("api-key\t"), "logout --all took the secret");
+    assert!(
+        list(&w).contains("api-key\t"),
+        "logout --all took the secret"
+    );
     child_receives_the_value(&w, &fixture);
 
     // secret delete: gone from the list, and a start fails `initialize` with the cause.
