@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Every mcp.json entry of the README's Install section, started as VS Code starts it
-# (ci/readme_entries.py), against the packages made here and no outside registry: the npm
+# Every entry of the README's Install section (`mcpServers` and `servers`), started as its
+# client starts it (ci/readme_entries.py), against the packages made here and no outside registry: the npm
 # tarballs served by a registry on loopback (ci/npm_registry.py), the wheels for `uvx` and
 # `pipx run` (offline, from the folder), and the host's staged programs as `cargo install` and
 # the release archive leave them.

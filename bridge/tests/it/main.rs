@@ -51,5 +51,6 @@ mod stores_sign_in;
 mod tokens_stay_off_stdout;
 mod url_form;
 mod windows_keychain_parts;
+mod windows_secrets;
 mod windows_sign_in;
 mod windows_stop;
