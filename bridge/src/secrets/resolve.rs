@@ -71,7 +71,13 @@ impl Place<'_> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Refusal {
     /// No store has the secret, or a store that may have it cannot be read (`why`).
-    Missing { name: String, why: String },
+    Missing {
+        name: String,
+        why: String,
+        /// The options of `secret set` that bind it to the place asked: the command to fix
+        /// it works as written.
+        flags: String,
+    },
     /// The secret's binding is not the place of the configuration.
     Elsewhere {
         name: String,
@@ -86,9 +92,9 @@ impl Refusal {
     /// The line on stderr (scope `vscode`, level error); it never holds a value.
     pub fn line(&self) -> String {
         match self {
-            Refusal::Missing { name, why } => format!(
+            Refusal::Missing { name, why, flags } => format!(
                 "the secret {name} is missing or cannot be read ({why}): run {} in a terminal, then restart the server",
-                set_command(name, "")
+                set_command(name, flags)
             ),
             Refusal::Elsewhere {
                 name,
@@ -106,12 +112,12 @@ impl Refusal {
     /// command filled in.
     pub fn error(&self) -> Value {
         let (cause, detail, fills) = match self {
-            Refusal::Missing { name, why } => (
+            Refusal::Missing { name, why, flags } => (
                 Cause::SecretMissing,
                 why.clone(),
                 vec![
                     ("<name>", name.clone()),
-                    ("<command>", set_command(name, "")),
+                    ("<command>", set_command(name, flags)),
                 ],
             ),
             Refusal::Elsewhere {
@@ -208,12 +214,14 @@ pub fn resolve(
                 return Err(Refusal::Missing {
                     name: name.to_owned(),
                     why: "no store of this user keeps it".into(),
+                    flags: flags_for(used, place),
                 });
             }
             Err(why) => {
                 return Err(Refusal::Missing {
                     name: name.to_owned(),
                     why: format!("no store that answers keeps it; {why}"),
+                    flags: flags_for(used, place),
                 });
             }
         };
@@ -233,12 +241,17 @@ pub fn resolve(
 /// The options of `secret set` that bind a secret to the place of `used`.
 fn flags_for(used: &Use, place: &Place<'_>) -> String {
     match used {
-        Use::Env { .. } => format!(
-            "--command {}",
-            place
+        Use::Env { .. } => {
+            let command = place
                 .command
-                .map_or_else(String::new, |c| c.to_string_lossy().into_owned())
-        ),
+                .map_or_else(String::new, |c| c.to_string_lossy().into_owned());
+            // A path with a space is one argument when the user pastes the command.
+            if command.contains(' ') {
+                format!("--command \"{command}\"")
+            } else {
+                format!("--command {command}")
+            }
+        }
         Use::Header { .. } => format!("--origin {}", place.origin.as_deref().unwrap_or_default()),
     }
 }

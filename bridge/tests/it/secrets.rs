@@ -172,7 +172,10 @@ fn a_missing_secret_fails_initialize_with_the_command_that_sets_it() {
     let message = refused(&mut b, "secret_missing");
     let bin = support::bridge_bin().to_string_lossy().into_owned();
     assert!(
-        message.contains(&format!("Run {bin} secret set nowhere in a terminal")),
+        message.contains(&format!(
+            "Run {bin} secret set nowhere --command {} in a terminal",
+            fixture()
+        )),
         "{message}"
     );
 }
