@@ -1,12 +1,15 @@
-//! Streamable HTTP 2026-07-28 as the client (M4, the URL form): every request is one POST
-//! with the `_meta` envelope and the standard headers; the answer is one JSON body or an SSE
-//! stream whose events (progress, log messages, the response; the events of a listen stream)
-//! reach the client as the same [`TransportEvent::Line`]s as on stdio.
+//! The URL form (M4) as the client, of every revision: one [`HttpTransport`] whose frames go
+//! by their dialect. A 2026-07-28 request is one POST with the `_meta` envelope and the
+//! standard headers, on a task of its own; an older server's frames go through its dispatcher
+//! (`older/`, L4). Either way the POST, the sign-in and the reading of the answer are one
+//! implementation (`post.rs`, `sse.rs`): one JSON body or an SSE stream whose events
+//! (progress, log messages, the response; the events of a listen stream) reach the client as
+//! the same [`TransportEvent::Line`]s as on stdio.
 //!
 //! An upstream at a URL never ends the connection: a failure fails its request alone
 //! ([`TransportEvent::Failed`]), and the next request tries again. Cancellation closes the
-//! response stream of the request; no `notifications/cancelled` goes out (the transport's
-//! rule). Results and the listen stream arrive on different connections, so the order of a
+//! response stream of the request (`inflight.rs`, either revision); to a 2026-07-28 server no
+//! `notifications/cancelled` goes out (the transport's rule), an older server gets it (L2). Results and the listen stream arrive on different connections, so the order of a
 //! list change and a result is the order of their arrival (the quirk on list changes in
 //! docs/rules.md gives no order for a URL).
 
@@ -23,7 +26,7 @@ use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use reqwest::Certificate;
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::HeaderMap;
 use serde_json::Value;
 use tokio::sync::watch;
 use url::Url;
@@ -139,14 +142,8 @@ impl HttpTransport {
                 ));
             }
         }
-        let headers: HeaderMap = headers
-            .iter()
-            .filter_map(|(name, value)| {
-                Some((
-                    HeaderName::try_from(name.as_str()).ok()?,
-                    HeaderValue::try_from(value.as_str()).ok()?,
-                ))
-            })
+        let headers: HeaderMap = (headers.iter())
+            .filter_map(|(name, value)| Some((name.parse().ok()?, value.parse().ok()?)))
             .collect();
         let shared = Arc::clone(&self.shared);
         // The listen stream never starts a sign-in: it has no request of VS Code to ask for.

@@ -45,6 +45,19 @@ pub(super) enum Sent {
     SignedIn,
 }
 
+impl Sent {
+    /// The response; a request that a new sign-in ended (only where the caller asked for
+    /// it) is a failure.
+    pub fn response(self) -> Result<reqwest::Response, UpstreamError> {
+        match self {
+            Sent::Response(response) => Ok(response),
+            Sent::SignedIn => Err(UpstreamError::TransportFailed(
+                "a sign-in ended the request".into(),
+            )),
+        }
+    }
+}
+
 /// The body of an error status is read up to this size (a JSON-RPC error, or a page).
 const ERROR_BODY_BYTES: usize = 64 << 10;
 
@@ -52,13 +65,7 @@ impl PostContext {
     /// Runs the exchange of request `id` to its end. With a sign-in, the request carries the
     /// access token; a 401 or 403 is answered by the sign-in (refresh, sign-in or step-up)
     /// and the request goes once more, once (one step-up per request).
-    pub async fn exchange(
-        &self,
-        id: i64,
-        headers: HeaderMap,
-        body: Bytes,
-        may_sign_in: bool,
-    ) {
+    pub async fn exchange(&self, id: i64, headers: HeaderMap, body: Bytes, may_sign_in: bool) {
         let error = match self.post_modern(&headers, body, may_sign_in).await {
             Ok(()) => UpstreamError::TransportFailed(
                 "the response ended without a JSON-RPC response".into(),
@@ -77,10 +84,9 @@ impl PostContext {
         may_sign_in: bool,
         build: impl Fn(&reqwest::Client) -> reqwest::RequestBuilder,
     ) -> Result<reqwest::Response, UpstreamError> {
-        match self.authorized_until(may_sign_in, None, build).await? {
-            Sent::Response(response) => Ok(response),
-            Sent::SignedIn => Err(signed_in_ended()),
-        }
+        self.authorized_until(may_sign_in, None, build)
+            .await?
+            .response()
     }
 
     /// The count of completed sign-ins (0 without a sign-in).
@@ -231,16 +237,14 @@ impl PostContext {
         may_sign_in: bool,
     ) -> Result<(), UpstreamError> {
         let url = &self.opts.url;
-        let response = match self.post(url, headers, &body, may_sign_in, None).await? {
-            Sent::Response(response) => self.success(response).await?,
-            Sent::SignedIn => return Err(signed_in_ended()),
-        };
+        let sent = self.post(url, headers, &body, may_sign_in, None).await?;
+        let response = self.success(sent.response()?).await?;
         let mut cursor = Cursor::default();
-        match self.read_answer(response, &Reading::ALL, &mut cursor).await? {
-            Answer::Ended {
-                broken: Some(error),
-                ..
-            } => Err(error),
+        let answer = self
+            .read_answer(response, &Reading::ALL, &mut cursor)
+            .await?;
+        match answer {
+            Answer::Ended(_, Some(error)) => Err(error),
             _ => Ok(()),
         }
     }
@@ -299,8 +303,4 @@ impl PostContext {
         }
         UpstreamError::HttpStatus(status.as_u16())
     }
-}
-
-fn signed_in_ended() -> UpstreamError {
-    UpstreamError::TransportFailed("a sign-in ended the request".into())
 }

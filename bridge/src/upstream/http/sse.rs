@@ -41,19 +41,11 @@ fn retry_of(ms: u64) -> Duration {
 }
 
 /// Where a stream stands: the id of its last event and the wait that its server asks for
-/// before a reconnect.
+/// before a reconnect ([`RESUME_WAIT`] when it asks for none).
+#[derive(Default)]
 pub struct Cursor {
     pub last_id: Option<String>,
-    pub retry: Duration,
-}
-
-impl Default for Cursor {
-    fn default() -> Cursor {
-        Cursor {
-            last_id: None,
-            retry: RESUME_WAIT,
-        }
-    }
+    retry: Option<Duration>,
 }
 
 /// L4: the pacing of the reconnects of one stream: each waits the server's `retry` (at least
@@ -75,7 +67,7 @@ impl Pacing {
         if self.idle >= RESUME_ATTEMPTS {
             return false;
         }
-        tokio::time::sleep(cursor.retry).await;
+        tokio::time::sleep(cursor.retry.unwrap_or(RESUME_WAIT)).await;
         true
     }
 }
@@ -102,12 +94,9 @@ impl Reading<'static> {
 pub enum Answer {
     /// The response to the reading's id came, with the `protocolVersion` of its result.
     Answered(Option<String>),
-    /// The body or stream ended without it: `messages` when any message came, `broken` with
-    /// the cause when the stream broke or an event was over the limit.
-    Ended {
-        messages: bool,
-        broken: Option<UpstreamError>,
-    },
+    /// The body or stream ended without it: true when any message came, and the cause when
+    /// the stream broke or an event was over the limit.
+    Ended(bool, Option<UpstreamError>),
 }
 
 impl PostContext {
@@ -136,18 +125,13 @@ impl PostContext {
         while let Some(event) = events.next().await {
             let event = match event {
                 Ok(event) => event,
-                Err(error) => {
-                    return Ok(Answer::Ended {
-                        messages,
-                        broken: Some(error),
-                    });
-                }
+                Err(error) => return Ok(Answer::Ended(messages, Some(error))),
             };
             if event.id.is_some() {
                 cursor.last_id = event.id;
             }
             if let Some(ms) = event.retry {
-                cursor.retry = retry_of(ms);
+                cursor.retry = Some(retry_of(ms));
             }
             if let Some(data) = event.data.filter(|d| !d.trim().is_empty()) {
                 messages = true;
@@ -157,10 +141,7 @@ impl PostContext {
                 }
             }
         }
-        Ok(Answer::Ended {
-            messages,
-            broken: None,
-        })
+        Ok(Answer::Ended(messages, None))
     }
 
     /// One message: to the client unless it is the answer to the bridge's own `initialize`.
@@ -171,10 +152,7 @@ impl PostContext {
         }
         match seen.answers {
             true => Answer::Answered(seen.revision),
-            false => Answer::Ended {
-                messages: true,
-                broken: None,
-            },
+            false => Answer::Ended(true, None),
         }
     }
 }

@@ -17,7 +17,6 @@ use super::Inner;
 use crate::log::{self, Level};
 use crate::sync::lock;
 use crate::upstream::UpstreamError;
-use crate::upstream::http::post::Sent;
 use crate::upstream::http::sse::{content_type, sse_events};
 
 /// How long the stream may take to name its endpoint.
@@ -100,12 +99,11 @@ impl Inner {
             UpstreamError::InvalidResponse(format!("the frame does not serialize: {e}"))
         })?);
         let headers = HeaderMap::new();
-        match self.ctx.post(&endpoint, &headers, &body, true, None).await? {
-            Sent::Response(response) => self.ctx.success(response).await.map(|_| ()),
-            Sent::SignedIn => Err(UpstreamError::TransportFailed(
-                "a sign-in ended the request".into(),
-            )),
-        }
+        let sent = self
+            .ctx
+            .post(&endpoint, &headers, &body, true, None)
+            .await?;
+        self.ctx.success(sent.response()?).await.map(|_| ())
     }
 }
 

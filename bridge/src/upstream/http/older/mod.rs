@@ -170,7 +170,7 @@ async fn dispatch(inner: Arc<Inner>, mut rx: mpsc::UnboundedReceiver<Value>) {
         match kind_of(&frame) {
             Kind::Initialize(id) => {
                 *lock(&inner.init) = Some(frame.clone());
-                if let Err(error) = inner.initialize(id, &frame).await {
+                if let Err(error) = inner.initialize(&frame).await {
                     inner.fail(id, error);
                 }
             }
@@ -230,7 +230,7 @@ impl Inner {
     /// `initialize`: Streamable HTTP first; a 400, 404 or 405 to its POST is a server of
     /// 2024-11-05 (as the TypeScript SDK's clients fall back), which gets the HTTP+SSE
     /// transport.
-    async fn initialize(self: &Arc<Self>, id: i64, frame: &Value) -> Result<(), UpstreamError> {
+    async fn initialize(self: &Arc<Self>, frame: &Value) -> Result<(), UpstreamError> {
         match self.post_initialize(frame, true).await {
             Err(UpstreamError::HttpStatus(status)) if falls_back(status) => {
                 log::bridge(
@@ -244,11 +244,8 @@ impl Inner {
                 self.legacy_post(frame).await
             }
             Err(error) => Err(error),
-            Ok(answered) if answered => Ok(()),
-            Ok(_) => {
-                let _ = id;
-                Err(no_response())
-            }
+            Ok(true) => Ok(()),
+            Ok(false) => Err(no_response()),
         }
     }
 

@@ -113,21 +113,15 @@ impl Inner {
                 self.keep_revision(revision);
                 return Ok(true);
             }
-            Answer::Ended {
-                broken: Some(UpstreamError::TransportFailed(why)),
-                ..
-            } => why,
-            Answer::Ended {
-                broken: Some(error),
-                ..
-            } => return Err(error),
+            Answer::Ended(_, Some(UpstreamError::TransportFailed(why))) => why,
+            Answer::Ended(_, Some(error)) => return Err(error),
             // L4: a server may close the connection before the response (the polling of
             // 2025-11-25); with an event id the stream is read on. A request without a
             // response (a notification's stream) has no id to wait for.
-            Answer::Ended { .. } if reading.id.is_some() && cursor.last_id.is_some() => {
+            Answer::Ended(..) if reading.id.is_some() && cursor.last_id.is_some() => {
                 "the event stream ended before the response".to_owned()
             }
-            Answer::Ended { .. } => return Ok(false),
+            Answer::Ended(..) => return Ok(false),
         };
         self.resume(cursor, reading, why).await
     }

@@ -14,9 +14,7 @@ use super::Inner;
 use crate::log::{self, Level};
 use crate::sync::lock;
 use crate::upstream::UpstreamError;
-use crate::upstream::http::sse::{
-    Answer, Cursor, Pacing, RESUME_ATTEMPTS, Reading, content_type,
-};
+use crate::upstream::http::sse::{Answer, Cursor, Pacing, RESUME_ATTEMPTS, Reading, content_type};
 
 /// How one GET of the stream ended.
 enum Opened {
@@ -83,9 +81,13 @@ impl Inner {
         if !content_type(&response).starts_with("text/event-stream") {
             return Ok(Opened::NoStream);
         }
-        let messages = match self.ctx.read_answer(response, &Reading::ALL, cursor).await? {
+        let messages = match self
+            .ctx
+            .read_answer(response, &Reading::ALL, cursor)
+            .await?
+        {
             Answer::Answered(_) => true,
-            Answer::Ended { messages, .. } => messages,
+            Answer::Ended(messages, _) => messages,
         };
         Ok(Opened::Ended { messages })
     }
@@ -128,7 +130,7 @@ impl Inner {
                     self.keep_revision(revision);
                     return Ok(true);
                 }
-                Answer::Ended { messages, .. } => pacing.ended(messages),
+                Answer::Ended(messages, _) => pacing.ended(messages),
             }
         }
         let why = format!(
