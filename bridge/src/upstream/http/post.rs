@@ -9,6 +9,7 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
+use futures_util::StreamExt;
 use reqwest::StatusCode;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, WWW_AUTHENTICATE};
 use serde_json::Value;
@@ -16,7 +17,7 @@ use url::Url;
 
 use super::HttpOptions;
 use super::headers::ACCEPT;
-use super::sse::{Answer, Cursor, Reading, content_type, read_bounded};
+use super::sse::{Answer, Cursor, Reading, content_type, read_bounded, seen, sse_events};
 use crate::auth::TokenSource;
 use crate::auth::challenge;
 use crate::auth::outcome::SignInError;
@@ -261,6 +262,57 @@ impl PostContext {
         }
         let kind = content_type(&response);
         Err(self.error_status(status, &kind, response).await)
+    }
+
+    /// The answer of a successful request: one JSON body, or an event stream whose events
+    /// each are one message, read from `cursor` on (which follows its ids and `retry`).
+    pub async fn read_answer(
+        &self,
+        response: reqwest::Response,
+        reading: &Reading<'_>,
+        cursor: &mut Cursor,
+    ) -> Result<Answer, UpstreamError> {
+        let max = self.opts.max_response_bytes;
+        let kind = content_type(&response);
+        if kind.starts_with("application/json") {
+            let body = read_bounded(response, max).await?;
+            return Ok(self.take(body, reading).await);
+        }
+        if !kind.starts_with("text/event-stream") {
+            return Err(UpstreamError::InvalidResponse(format!(
+                "HTTP status {} without a JSON body or an event stream",
+                response.status().as_u16()
+            )));
+        }
+        let mut events = sse_events(response.bytes_stream(), max);
+        let mut messages = false;
+        while let Some(event) = events.next().await {
+            let event = match event {
+                Ok(event) => event,
+                Err(error) => return Ok(Answer::Ended(messages, Some(error))),
+            };
+            cursor.follow(&event);
+            if let Some(data) = event.data.filter(|d| !d.trim().is_empty()) {
+                messages = true;
+                if let answered @ Answer::Answered(_) = self.take(data.into_bytes(), reading).await
+                {
+                    return Ok(answered);
+                }
+            }
+        }
+        Ok(Answer::Ended(messages, None))
+    }
+
+    /// One message: to the client unless it is the answer to the bridge's own `initialize`.
+    async fn take(&self, data: Vec<u8>, reading: &Reading<'_>) -> Answer {
+        let seen = seen(&data, reading.id);
+        if reading.deliver || !seen.answers {
+            self.deliver(data).await;
+        }
+        match seen.answers {
+            true => Answer::Answered(seen.revision),
+            false => Answer::Ended(true, None),
+        }
     }
 
     /// Hands one message to the client, after VS Code has read what waits for it.

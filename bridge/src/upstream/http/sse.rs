@@ -1,6 +1,6 @@
-//! The answer of every HTTP request of the URL form, of every revision: one JSON body or an
-//! event stream whose events each are one message ([`PostContext::read_answer`]), read with a
-//! [`Cursor`] (the last event id and the server's `retry`) so that a broken stream can be read
+//! The parts of the answer of every HTTP request of the URL form, of every revision (read by
+//! `PostContext::read_answer` of `post.rs`): one JSON body or an event stream whose events
+//! each are one message, read with a [`Cursor`] (the last event id and the server's `retry`) so that a broken stream can be read
 //! on with `Last-Event-ID`, and the pacing of such reconnects ([`Pacing`], L4). What differs by
 //! revision is the caller's: a 2026-07-28 POST reads its stream to the end; an older server's
 //! POST stops at its response and resumes its stream, and its GET stream reopens
@@ -17,7 +17,6 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::Value;
 
-use super::post::PostContext;
 use crate::upstream::UpstreamError;
 use crate::webclient::{BodyError, describe, read_body};
 
@@ -46,6 +45,18 @@ fn retry_of(ms: u64) -> Duration {
 pub struct Cursor {
     pub last_id: Option<String>,
     retry: Option<Duration>,
+}
+
+impl Cursor {
+    /// The stream goes on after `event`: its id, and the wait that its `retry` asks for.
+    pub fn follow(&mut self, event: &sse_stream::Sse) {
+        if event.id.is_some() {
+            self.last_id.clone_from(&event.id);
+        }
+        if let Some(ms) = event.retry {
+            self.retry = Some(retry_of(ms));
+        }
+    }
 }
 
 /// L4: the pacing of the reconnects of one stream: each waits the server's `retry` (at least
@@ -99,64 +110,6 @@ pub enum Answer {
     Ended(bool, Option<UpstreamError>),
 }
 
-impl PostContext {
-    /// The answer of a successful request: one JSON body, or an event stream whose events
-    /// each are one message, read from `cursor` on (which follows its ids and `retry`).
-    pub async fn read_answer(
-        &self,
-        response: reqwest::Response,
-        reading: &Reading<'_>,
-        cursor: &mut Cursor,
-    ) -> Result<Answer, UpstreamError> {
-        let max = self.opts.max_response_bytes;
-        let kind = content_type(&response);
-        if kind.starts_with("application/json") {
-            let body = read_bounded(response, max).await?;
-            return Ok(self.take(body, reading).await);
-        }
-        if !kind.starts_with("text/event-stream") {
-            return Err(UpstreamError::InvalidResponse(format!(
-                "HTTP status {} without a JSON body or an event stream",
-                response.status().as_u16()
-            )));
-        }
-        let mut events = sse_events(response.bytes_stream(), max);
-        let mut messages = false;
-        while let Some(event) = events.next().await {
-            let event = match event {
-                Ok(event) => event,
-                Err(error) => return Ok(Answer::Ended(messages, Some(error))),
-            };
-            if event.id.is_some() {
-                cursor.last_id = event.id;
-            }
-            if let Some(ms) = event.retry {
-                cursor.retry = Some(retry_of(ms));
-            }
-            if let Some(data) = event.data.filter(|d| !d.trim().is_empty()) {
-                messages = true;
-                if let answered @ Answer::Answered(_) = self.take(data.into_bytes(), reading).await
-                {
-                    return Ok(answered);
-                }
-            }
-        }
-        Ok(Answer::Ended(messages, None))
-    }
-
-    /// One message: to the client unless it is the answer to the bridge's own `initialize`.
-    async fn take(&self, data: Vec<u8>, reading: &Reading<'_>) -> Answer {
-        let seen = seen(&data, reading.id);
-        if reading.deliver || !seen.answers {
-            self.deliver(data).await;
-        }
-        match seen.answers {
-            true => Answer::Answered(seen.revision),
-            false => Answer::Ended(true, None),
-        }
-    }
-}
-
 /// The parts of a message that the transport reads: whether it answers a request, and the
 /// revision of an `initialize` result.
 #[derive(Deserialize)]
@@ -174,15 +127,15 @@ struct ResultHead {
 }
 
 /// What one message says to the transport.
-struct Seen {
+pub struct Seen {
     /// It is the response to the request of `id`.
-    answers: bool,
+    pub answers: bool,
     /// The `protocolVersion` of its result.
-    revision: Option<String>,
+    pub revision: Option<String>,
 }
 
 /// Reads the head of one message (`id`: the request whose response it may be).
-fn seen(data: &[u8], id: Option<&Value>) -> Seen {
+pub fn seen(data: &[u8], id: Option<&Value>) -> Seen {
     let Ok(head) = serde_json::from_slice::<Head>(data) else {
         return Seen {
             answers: false,
