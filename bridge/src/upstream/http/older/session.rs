@@ -16,6 +16,7 @@ use super::Inner;
 use crate::log::{self, Level};
 use crate::sync::lock;
 use crate::upstream::UpstreamError;
+use crate::upstream::http::headers::VERSION_HEADER;
 use crate::upstream::http::post::Sent;
 use crate::upstream::http::sse::{Answer, Cursor, Reading};
 
@@ -35,9 +36,7 @@ enum Renewal {
 }
 
 /// The header of the session id.
-pub const SESSION_HEADER: &str = "mcp-session-id";
-/// The header of the negotiated revision.
-pub const VERSION_HEADER: &str = "mcp-protocol-version";
+const SESSION_HEADER: &str = "mcp-session-id";
 
 impl Inner {
     /// The headers of a POST, GET or DELETE on the session.
