@@ -158,14 +158,6 @@ error_table! {
         "The start URL of the sign-in received a second request, thus the bridge stopped the sign-in. Another program on the host of the bridge possibly opened the URL. Restart the server to sign in again. When this occurs again on a host that other users share, use --no-browser.";
 }
 
-impl Cause {
-    /// A canceled request never gets a response.
-    #[cfg(test)]
-    pub fn has_response(self) -> bool {
-        self != Cause::Canceled
-    }
-}
-
 /// The error object of a cause: `{code, message, data: {cause, detail?}}`.
 pub fn error_object(cause: Cause, detail: Option<&str>) -> Value {
     let mut data = Map::new();
@@ -296,13 +288,6 @@ mod tests {
             } else {
                 assert!(message.ends_with('.'), "{}", cause.name());
             }
-        }
-    }
-
-    #[test]
-    fn error_table_only_canceled_has_no_response() {
-        for cause in Cause::ALL {
-            assert_eq!(cause.has_response(), cause != Cause::Canceled);
         }
     }
 

@@ -112,25 +112,6 @@ impl Asked {
         self.in_flight.remove(server_id_key)
     }
 
-    #[cfg(test)]
-    /// L3: the bridge's id of a request of the server in flight (for the server's
-    /// cancellation).
-    pub fn bridge_id(&self, server_id_key: &str) -> Option<&str> {
-        self.in_flight.get(server_id_key).map(String::as_str)
-    }
-
-    #[cfg(test)]
-    /// L3: how many requests of the server wait for VS Code.
-    pub fn len(&self) -> usize {
-        self.in_flight.len()
-    }
-
-    #[cfg(test)]
-    /// L3: whether no request of the server waits for VS Code.
-    pub fn is_empty(&self) -> bool {
-        self.in_flight.is_empty()
-    }
-
     /// L3, O1: a URL-mode `elicitation/create` of the server with this `elicitationId` went to
     /// VS Code: the server may complete it once. An id that is open already stays open once;
     /// when [`MAX_OPEN_URL_ELICITATIONS`] are open, the oldest is forgotten.
@@ -182,7 +163,7 @@ mod tests {
     #[test]
     fn l3_the_limit_of_requests_in_flight_is_that_of_a_round() {
         assert_eq!(MAX_ASKED_IN_FLIGHT, MAX_INPUT_REQUESTS_PER_ROUND);
-        assert_eq!(full().len(), 16);
+        assert_eq!(full().in_flight.len(), 16);
     }
 
     #[test]
@@ -193,8 +174,8 @@ mod tests {
             asked.admit("\"x\"".into(), "b-99".into()),
             Err(OverLimit { limit: 16 })
         );
-        assert_eq!(asked.len(), 16);
-        assert_eq!(asked.bridge_id("\"x\""), None);
+        assert_eq!(asked.in_flight.len(), 16);
+        assert_eq!(asked.in_flight.get("\"x\"").map(String::as_str), None);
         assert_eq!(asked.remove("\"x\""), None);
     }
 
@@ -202,11 +183,14 @@ mod tests {
     fn l3_a_removed_request_frees_its_place() {
         let mut asked = full();
         assert_eq!(asked.remove("3"), Some("b-3".to_owned()));
-        assert_eq!(asked.len(), 15);
-        assert!(!asked.is_empty());
+        assert_eq!(asked.in_flight.len(), 15);
+        assert!(!asked.in_flight.is_empty());
         assert_eq!(asked.room(), Ok(()));
         assert_eq!(asked.admit("\"x\"".into(), "b-99".into()), Ok(()));
-        assert_eq!(asked.bridge_id("\"x\""), Some("b-99"));
+        assert_eq!(
+            asked.in_flight.get("\"x\"").map(String::as_str),
+            Some("b-99")
+        );
         assert!(asked.admit("\"y\"".into(), "b-100".into()).is_err());
         // Removed once: a second removal finds nothing.
         assert_eq!(asked.remove("3"), None);
@@ -214,14 +198,14 @@ mod tests {
             assert!(asked.remove(&n.to_string()).is_some());
         }
         assert_eq!(asked.remove("\"x\""), Some("b-99".to_owned()));
-        assert!(asked.is_empty());
+        assert!(asked.in_flight.is_empty());
     }
 
     #[test]
     fn l3_an_id_used_twice_keeps_one_place_and_the_newer_bridge_id() {
         let mut asked = full();
         assert_eq!(asked.admit("0".into(), "b-77".into()), Ok(()));
-        assert_eq!(asked.len(), 16);
+        assert_eq!(asked.in_flight.len(), 16);
         assert_eq!(asked.remove("0"), Some("b-77".to_owned()));
     }
 

@@ -27,15 +27,6 @@ pub struct InputRequired {
     pub request_state: Option<String>,
 }
 
-impl InputRequired {
-    /// A round with no input request: a pure retry with the `requestState`, without asking the
-    /// client.
-    #[cfg(test)]
-    pub fn is_state_only(&self) -> bool {
-        self.input_requests.is_empty()
-    }
-}
-
 /// R8: parse an `InputRequiredResult` with the limit of 16 input requests a round.
 pub fn parse_input_required(result: &Value) -> Result<InputRequired, InputError> {
     parse_input_required_with_limit(result, MAX_INPUT_REQUESTS_PER_ROUND)
@@ -153,7 +144,7 @@ mod tests {
         let keys: Vec<_> = p.input_requests.iter().map(|(k, _)| k.as_str()).collect();
         assert_eq!(keys, ["z", "a"]);
         assert_eq!(p.request_state.as_deref(), Some("s-1"));
-        assert!(!p.is_state_only());
+        assert!(!p.input_requests.is_empty());
     }
 
     #[test]
@@ -163,12 +154,12 @@ mod tests {
             json!({"resultType": "input_required", "inputRequests": null, "requestState": null}),
         ] {
             let p = parse_input_required(&v).unwrap();
-            assert!(p.is_state_only());
+            assert!(p.input_requests.is_empty());
             assert_eq!(p.request_state, None);
         }
         let p =
             parse_input_required(&json!({"inputRequests": {}, "requestState": "again"})).unwrap();
-        assert!(p.is_state_only());
+        assert!(p.input_requests.is_empty());
         assert_eq!(p.request_state.as_deref(), Some("again"));
     }
 

@@ -32,12 +32,6 @@ impl Backoff {
         }
     }
 
-    /// The wait that the next loss would give (without a reset).
-    #[cfg(test)]
-    pub fn peek(&self) -> Duration {
-        self.next
-    }
-
     pub fn reset(&mut self) {
         self.next = INITIAL_BACKOFF;
     }
@@ -240,7 +234,7 @@ mod tests {
         for _ in 0..5 {
             b.next_wait(Some(ms(9_999)));
         }
-        assert_eq!(b.peek(), ms(16000));
+        assert_eq!(b.next, ms(16000));
         assert_eq!(b.next_wait(Some(Duration::from_secs(10))), ms(500));
         assert_eq!(b.next_wait(Some(ms(100))), ms(1000));
         assert_eq!(b.next_wait(None), ms(2000));
@@ -297,7 +291,7 @@ mod tests {
             d.log.expect("a value").text,
             "the upstream server refused the listen stream with the error -32603: Subscription filter too large. The bridge sends no more list changes."
         );
-        assert_eq!(b.peek(), ms(500));
+        assert_eq!(b.next, ms(500));
     }
 
     #[test]

@@ -23,7 +23,7 @@ fn m3_every_listen_rule_takes_any_value_without_a_panic() {
         let _ = set_level_params(Some(&v));
         let declared = Declared::from_initialize_result(&v);
         if let Some(uri) = subscription_uri(Some(&v)) {
-            let subs = Subscriptions::new();
+            let subs = Subscriptions::default();
             let _ = subs.subscribe(uri);
             let _ = subs.unsubscribe(uri);
             let _ = listen_params(&declared, &[uri.to_owned()]);

@@ -138,11 +138,6 @@ pub struct Subscriptions {
 }
 
 impl Subscriptions {
-    #[cfg(test)]
-    pub fn new() -> Self {
-        Subscriptions::default()
-    }
-
     pub fn uris(&self) -> &[String] {
         &self.uris
     }
@@ -288,7 +283,7 @@ mod tests {
 
     #[test]
     fn o7_subscription_changes() {
-        let mut s = Subscriptions::new();
+        let mut s = Subscriptions::default();
         assert_eq!(s.unsubscribe("a"), Change::Unchanged);
         let Change::NewSet(set) = s.subscribe("a") else {
             panic!()

@@ -57,11 +57,6 @@ pub struct Generations {
 }
 
 impl Generations {
-    #[cfg(test)]
-    pub fn new() -> Self {
-        Generations::default()
-    }
-
     /// A new stream.
     pub fn open(&mut self, purpose: Purpose) -> Stream {
         self.issued = self.issued.saturating_add(1);
@@ -111,7 +106,7 @@ mod tests {
 
     #[test]
     fn quirk_first_stream_replays_and_a_second_ack_replays_again() {
-        let mut g = Generations::new();
+        let mut g = Generations::default();
         let mut s = g.open(Purpose::Start);
         assert!(!g.is_active(&s));
         assert_eq!(
@@ -127,7 +122,7 @@ mod tests {
 
     #[test]
     fn o7_subscription_stream_answers_and_silences_the_old_one() {
-        let mut g = Generations::new();
+        let mut g = Generations::default();
         let mut old = g.open(Purpose::Start);
         g.acknowledged(&mut old);
         let mut new = g.open(Purpose::SubscriptionChange);
@@ -148,7 +143,7 @@ mod tests {
 
     #[test]
     fn o7_an_older_stream_acknowledging_late_never_becomes_active() {
-        let mut g = Generations::new();
+        let mut g = Generations::default();
         let mut a = g.open(Purpose::SubscriptionChange);
         let mut b = g.open(Purpose::SubscriptionChange);
         assert!(matches!(
@@ -161,7 +156,7 @@ mod tests {
 
     #[test]
     fn o7_retire_all_when_no_stream_is_needed() {
-        let mut g = Generations::new();
+        let mut g = Generations::default();
         let mut a = g.open(Purpose::SubscriptionChange);
         g.retire_all();
         assert_eq!(g.acknowledged(&mut a), AckOutcome::Stale);
@@ -174,7 +169,7 @@ mod tests {
 
     #[test]
     fn m3_stream_after_loss_replays() {
-        let mut g = Generations::new();
+        let mut g = Generations::default();
         let mut a = g.open(Purpose::Start);
         g.acknowledged(&mut a);
         let mut b = g.open(Purpose::AfterLoss);

@@ -256,12 +256,13 @@ fn over_lines() -> (
     let (our_read, our_write) = tokio::io::split(ours);
     let (their_read, their_write) = tokio::io::split(theirs);
     let (tx, inbox) = events();
-    let transport = crate::upstream::lines::LineTransport::spawn(
+    let transport = crate::upstream::lines::LineTransport::spawn_with_grace(
         our_read,
         our_write,
         1 << 20,
         tx,
         crate::wire::writer::Room::unlimited(),
+        None,
     );
     let env = Envelope {
         client_info: json!({"name":"c","version":"1"}),

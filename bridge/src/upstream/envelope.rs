@@ -54,23 +54,6 @@ impl Envelope {
         Value::Object(meta)
     }
 
-    /// The same `_meta` as [`Envelope::meta`], written straight as JSON text: no map is built
-    /// for each request (a hot-path choice of bridge/README.md).
-    #[cfg(test)]
-    pub fn meta_bytes(
-        &self,
-        log_level: Option<LogLevel>,
-        progress_token: Option<i64>,
-        passthrough: &Map<String, Value>,
-    ) -> Vec<u8> {
-        self.meta_bytes_with(
-            &self.fixed_members(),
-            log_level,
-            progress_token,
-            passthrough,
-        )
-    }
-
     /// The members of `_meta` that are the same on every request of a connection, as JSON
     /// text (a client keeps them, so that each request only copies them).
     pub fn fixed_members(&self) -> Vec<u8> {
@@ -82,7 +65,9 @@ impl Envelope {
         out
     }
 
-    /// `Envelope::meta_bytes` (the form of the tests) with the text of [`Envelope::fixed_members`].
+    /// The same `_meta` as [`Envelope::meta`], written straight as JSON text with the text of
+    /// [`Envelope::fixed_members`]: no map is built for each request (a hot-path choice of
+    /// bridge/README.md).
     pub fn meta_bytes_with(
         &self,
         fixed: &[u8],
@@ -230,18 +215,6 @@ impl<'a> RequestFrame<'a> {
     }
 }
 
-/// One request frame with its `_meta`.
-#[cfg(test)]
-pub fn request_frame(id: i64, method: &str, mut params: Map<String, Value>, meta: Value) -> Value {
-    params.insert("_meta".into(), meta);
-    let mut frame = Map::new();
-    frame.insert("jsonrpc".into(), Value::from("2.0"));
-    frame.insert("id".into(), Value::from(id));
-    frame.insert("method".into(), Value::from(method));
-    frame.insert("params".into(), Value::Object(params));
-    Value::Object(frame)
-}
-
 /// `notifications/cancelled` for an upstream request.
 pub fn cancel_frame(id: i64, reason: &str) -> Value {
     serde_json::json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId": id, "reason": reason}})
@@ -295,7 +268,7 @@ mod tests {
             (None, Some(1), pass),
         ] {
             let e = envelope();
-            let bytes = e.meta_bytes(level, token, &pass);
+            let bytes = e.meta_bytes_with(&e.fixed_members(), level, token, &pass);
             assert_eq!(
                 bytes,
                 serde_json::to_vec(&e.meta(level, token, &pass)).unwrap_or_default()
@@ -307,7 +280,7 @@ mod tests {
             .unwrap_or_default();
         let e = envelope();
         assert_eq!(
-            e.meta_bytes(None, Some(3), &clash),
+            e.meta_bytes_with(&e.fixed_members(), None, Some(3), &clash),
             serde_json::to_vec(&e.meta(None, Some(3), &clash)).unwrap_or_default()
         );
     }
@@ -318,9 +291,10 @@ mod tests {
             .as_object()
             .cloned()
             .unwrap_or_default();
-        let lazy = params.clone().into();
+        let lazy = params.into();
         let f = RequestFrame::new(3, "tools/call", &lazy, b"{\"k\":1}".to_vec());
-        let expected = request_frame(3, "tools/call", params, json!({"k":1}));
+        let expected = json!({"jsonrpc":"2.0","id":3,"method":"tools/call",
+            "params":{"name":"add","_meta":{"k":1},"arguments":{"a":2}}});
         assert_eq!(f.to_value(), expected);
         let mut line = serde_json::to_vec(&expected).unwrap_or_default();
         line.push(b'\n');
@@ -356,16 +330,7 @@ mod tests {
     }
 
     #[test]
-    fn request_frame_keeps_params_and_adds_meta() {
-        let params = json!({"name":"add","arguments":{"a":2,"b":3}})
-            .as_object()
-            .cloned()
-            .unwrap_or_default();
-        let f = request_frame(3, "tools/call", params, json!({"k":1}));
-        assert_eq!(
-            f,
-            json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3},"_meta":{"k":1}}})
-        );
+    fn a_cancellation_names_the_request_and_the_reason() {
         assert_eq!(
             cancel_frame(3, "the client canceled the request"),
             json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"the client canceled the request"}})

@@ -128,24 +128,9 @@ impl LineTransport {
         Arc::new(LineTransport { link, end, stopper })
     }
 
-    /// A transport that waits for the peer to close its side at the stop (the tests' pairs).
-    #[cfg(test)]
-    pub fn spawn<R, W>(
-        read: R,
-        write: W,
-        max_line_bytes: usize,
-        events: Events,
-        room: Room,
-    ) -> Arc<LineTransport>
-    where
-        R: AsyncRead + Unpin + Send + 'static,
-        W: AsyncWrite + Unpin + Send + 'static,
-    {
-        Self::spawn_with_grace(read, write, max_line_bytes, events, room, None)
-    }
-
-    /// A transport over a pair of streams for a server in the same process (the embedded bridge): it has
-    /// no process to signal, so after the end of its input it gets `grace` to close its side,
+    /// A transport over a pair of streams for a server in the same process (the embedded
+    /// bridge; the tests' pairs with no `grace`, which wait for the peer): it has no process to
+    /// signal, so after the end of its input it gets `grace` to close its side,
     /// as a child gets before its termination signal, and then the stop goes on without it (an
     /// rmcp server can hold its side for its own drain time when the end of input meets a
     /// listen stream that is being opened).
@@ -227,7 +212,8 @@ mod tests {
         let (our_read, our_write) = tokio::io::split(ours);
         let (their_read, mut their_write) = tokio::io::split(theirs);
         let (tx, mut rx) = crate::upstream::events::channel();
-        let t = LineTransport::spawn(our_read, our_write, 1024, tx, Room::unlimited());
+        let t =
+            LineTransport::spawn_with_grace(our_read, our_write, 1024, tx, Room::unlimited(), None);
         let params = crate::wire::lazy::LazyObject::new();
         let frame = RequestFrame::new(1, "tools/list", &params, b"{}".to_vec());
         assert!(t.send(Outgoing::Request(&frame)));
@@ -291,7 +277,8 @@ mod tests {
         let (our_read, our_write) = tokio::io::split(ours);
         let (their_read, _their_write) = tokio::io::split(theirs);
         let (tx, _rx) = crate::upstream::events::channel();
-        let t = LineTransport::spawn(our_read, our_write, 1024, tx, Room::unlimited());
+        let t =
+            LineTransport::spawn_with_grace(our_read, our_write, 1024, tx, Room::unlimited(), None);
         t.cancel(3, &json!({"method":"notifications/cancelled"}));
         t.stop();
         let mut peer = BufReader::new(their_read).lines();

@@ -32,13 +32,16 @@
 //!   the upstream command's pipes or a pair of streams (an in-memory pipe);
 //! - [`child`]: the upstream command: process group or job object, the stop sequence, over
 //!   [`lines`];
-//! - [`http`]: the URL form (M4). For 2026-07-28, Streamable HTTP: one POST per request
-//!   (`post.rs`), JSON or SSE, the standard headers (`headers.rs`), `x-mcp-header`
-//!   (`params.rs`); cancellation closes the response stream; each request asks the token
-//!   source of `auth/` for its bearer (it never sees the session). For an older server (L4,
-//!   `http/older/`): Streamable HTTP of 2025-03-26 to 2025-11-25 with its session
-//!   (`session.rs`, its GET stream in `stream.rs`), and the HTTP+SSE transport of 2024-11-05
-//!   (`legacy.rs`).
+//! - [`http`]: the URL form (M4), one implementation for every revision: the one POST, the
+//!   GET of an event stream, the bearer and the answer to a 401 or 403 (`post.rs`); the
+//!   answer, a JSON body or SSE events, with the cursor and the pacing of a resumed stream
+//!   (`sse.rs`); the task of each request in flight, whose cancellation closes its stream
+//!   (`inflight.rs`). What is the era's: for 2026-07-28 the standard headers (`headers.rs`)
+//!   and `x-mcp-header` (`params.rs`); for an older server (L4, `http/older/`) the order of
+//!   its dispatcher (`mod.rs`), the session id and revision headers (`session.rs`), the GET
+//!   stream and the resumption of a POST's stream (`stream.rs`), and the HTTP+SSE transport
+//!   of 2024-11-05 (`legacy.rs`). Each request asks the token source of `auth/` for its
+//!   bearer (it never sees the sign-in's session).
 
 pub mod child;
 pub mod client;

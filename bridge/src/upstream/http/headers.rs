@@ -10,13 +10,14 @@ use crate::upstream::envelope::PROTOCOL_VERSION;
 /// What every POST accepts: a JSON body or an SSE stream.
 pub const ACCEPT: &str = "application/json, text/event-stream";
 
+/// The header of the revision, of every revision since 2025-06-18: 2026-07-28 on every
+/// request, an older server's negotiated revision after its `initialize`.
+pub const VERSION_HEADER: &str = "mcp-protocol-version";
+
 /// The headers of one request, in order.
 pub fn standard_headers(method: &str, frame: &Value) -> Vec<(String, String)> {
     let mut headers = vec![
-        (
-            "mcp-protocol-version".to_owned(),
-            PROTOCOL_VERSION.to_owned(),
-        ),
+        (VERSION_HEADER.to_owned(), PROTOCOL_VERSION.to_owned()),
         ("mcp-method".to_owned(), header_value(method)),
     ];
     if let Some(name) = name_source(method, frame) {

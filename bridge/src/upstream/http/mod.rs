@@ -1,19 +1,24 @@
-//! Streamable HTTP 2026-07-28 as the client (M4, the URL form): every request is one POST
-//! with the `_meta` envelope and the standard headers; the answer is one JSON body or an SSE
-//! stream whose events (progress, log messages, the response; the events of a listen stream)
-//! reach the client as the same [`TransportEvent::Line`]s as on stdio.
+//! The URL form (M4) as the client, of every revision: one [`HttpTransport`] whose frames go
+//! by their dialect. A 2026-07-28 request is one POST with the `_meta` envelope and the
+//! standard headers, on a task of its own; an older server's frames go through its dispatcher
+//! (`older/`, L4). Either way the POST, the sign-in and the reading of the answer are one
+//! implementation (`post.rs`, `sse.rs`): one JSON body or an SSE stream whose events
+//! (progress, log messages, the response; the events of a listen stream) reach the client as
+//! the same [`TransportEvent::Line`]s as on stdio.
 //!
 //! An upstream at a URL never ends the connection: a failure fails its request alone
 //! ([`TransportEvent::Failed`]), and the next request tries again. Cancellation closes the
-//! response stream of the request; no `notifications/cancelled` goes out (the transport's
-//! rule). Results and the listen stream arrive on different connections, so the order of a
+//! response stream of the request (`inflight.rs`, either revision); to a 2026-07-28 server no
+//! `notifications/cancelled` goes out (the transport's rule), an older server gets it (L2). Results and the listen stream arrive on different connections, so the order of a
 //! list change and a result is the order of their arrival (the quirk on list changes in
 //! docs/rules.md gives no order for a URL).
 
 pub mod headers;
+mod inflight;
 mod older;
 pub mod params;
 mod post;
+mod sse;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,10 +26,12 @@ use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use reqwest::Certificate;
+use reqwest::header::HeaderMap;
 use serde_json::Value;
 use tokio::sync::watch;
-use tokio::task::AbortHandle;
 use url::Url;
+
+use self::inflight::Inflight;
 
 use self::params::{ParamHeader, call_headers, param_headers};
 use super::dialect::Dialect;
@@ -62,8 +69,9 @@ impl HttpOptions {
 /// A connection to an upstream server at a URL.
 pub struct HttpTransport {
     shared: Arc<post::PostContext>,
-    /// The POST of each request in flight; aborting it closes its response stream.
-    inflight: Arc<Mutex<HashMap<i64, AbortHandle>>>,
+    /// The task of each request in flight, of either revision; aborting it closes its
+    /// response stream.
+    inflight: Inflight,
     /// The `x-mcp-header` parameters of each listed tool that has any.
     param_headers: Mutex<HashMap<String, Vec<ParamHeader>>>,
     end_tx: watch::Sender<Option<Ended>>,
@@ -98,10 +106,11 @@ impl HttpTransport {
             events,
             room,
         });
+        let inflight = Inflight::default();
         Ok(Arc::new(HttpTransport {
-            older: Arc::new(older::OlderLink::new(Arc::clone(&shared))),
+            older: Arc::new(older::OlderLink::new(Arc::clone(&shared), inflight.clone())),
             shared,
-            inflight: Arc::new(Mutex::new(HashMap::new())),
+            inflight,
             param_headers: Mutex::new(HashMap::new()),
             end_tx,
             speaks_older: AtomicBool::new(false),
@@ -133,19 +142,17 @@ impl HttpTransport {
                 ));
             }
         }
+        let headers: HeaderMap = (headers.iter())
+            .filter_map(|(name, value)| Some((name.parse().ok()?, value.parse().ok()?)))
+            .collect();
         let shared = Arc::clone(&self.shared);
-        let inflight = Arc::clone(&self.inflight);
         // The listen stream never starts a sign-in: it has no request of VS Code to ask for.
         let may_sign_in = method != "subscriptions/listen";
-        // The entry goes in before the task can remove it: the task waits for the lock.
-        let mut map = lock(&self.inflight);
-        let task = tokio::spawn(async move {
+        self.inflight.spawn(id, async move {
             shared
                 .exchange(id, headers, Bytes::from(body), may_sign_in)
                 .await;
-            lock(&inflight).remove(&id);
         });
-        map.insert(id, task.abort_handle());
         true
     }
 }
@@ -162,18 +169,18 @@ impl Transport for HttpTransport {
         }
     }
 
+    /// The request's task ends, and with it its POST or its resumed event stream; an older
+    /// server also gets `frame` (`notifications/cancelled`), even for a request that already
+    /// ended, as on stdio. A 2026-07-28 server hears of it by the closed stream alone.
     fn cancel(&self, id: i64, frame: &Value) {
+        self.inflight.cancel(id);
         if self.speaks_older.load(Ordering::Relaxed) {
-            self.older.cancel(id, frame);
-        } else if let Some(task) = lock(&self.inflight).remove(&id) {
-            task.abort();
+            self.older.send(frame);
         }
     }
 
     fn stop(&self) {
-        for (_, task) in lock(&self.inflight).drain() {
-            task.abort();
-        }
+        self.inflight.abort_all();
         let ended = Ended { exit: None };
         let end_tx = self.end_tx.clone();
         let events = self.shared.events.clone();

@@ -1,26 +1,30 @@
-//! One POST of one request: the headers, the body, and the answer as events of the client. A
-//! JSON body is one message; each SSE event is one message. Every exchange ends with
+//! The HTTP exchanges of the URL form, of every revision: the one POST
+//! ([`PostContext::post`]: the standard `Accept` and `Content-Type`, the era's headers, the
+//! body), the GET of an event stream, the bearer and the answer to a 401 or 403 (sign-in and
+//! step-up), the error of a status, and the hand-over of each message to the client. The
+//! answer is read in `sse.rs`. A 2026-07-28 exchange ([`PostContext::exchange`]) ends with
 //! [`TransportEvent::Failed`] for its id: after the response it changes nothing (the request
 //! is no longer in flight), without a response it fails the request with the cause.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use bytes::Bytes;
-use futures_util::{Stream, StreamExt, TryStreamExt};
+use futures_util::StreamExt;
 use reqwest::StatusCode;
-use reqwest::header::{CONTENT_TYPE, HeaderName, HeaderValue, WWW_AUTHENTICATE};
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, WWW_AUTHENTICATE};
 use serde_json::Value;
+use url::Url;
 
 use super::HttpOptions;
 use super::headers::ACCEPT;
+use super::sse::{Answer, Cursor, Reading, content_type, read_bounded, seen, sse_events};
 use crate::auth::TokenSource;
 use crate::auth::challenge;
 use crate::auth::outcome::SignInError;
 use crate::log::{self, Level};
 use crate::upstream::events::Events;
 use crate::upstream::{TransportEvent, UpstreamError};
-use crate::webclient::{BodyError, describe, read_body};
+use crate::webclient::describe;
 use crate::wire::reader::RawLine;
 use crate::wire::writer::Room;
 
@@ -42,6 +46,19 @@ pub(super) enum Sent {
     SignedIn,
 }
 
+impl Sent {
+    /// The response; a request that a new sign-in ended (only where the caller asked for
+    /// it) is a failure.
+    pub fn response(self) -> Result<reqwest::Response, UpstreamError> {
+        match self {
+            Sent::Response(response) => Ok(response),
+            Sent::SignedIn => Err(UpstreamError::TransportFailed(
+                "a sign-in ended the request".into(),
+            )),
+        }
+    }
+}
+
 /// The body of an error status is read up to this size (a JSON-RPC error, or a page).
 const ERROR_BODY_BYTES: usize = 64 << 10;
 
@@ -49,14 +66,8 @@ impl PostContext {
     /// Runs the exchange of request `id` to its end. With a sign-in, the request carries the
     /// access token; a 401 or 403 is answered by the sign-in (refresh, sign-in or step-up)
     /// and the request goes once more, once (one step-up per request).
-    pub async fn exchange(
-        &self,
-        id: i64,
-        std_headers: Vec<(String, String)>,
-        body: Bytes,
-        may_sign_in: bool,
-    ) {
-        let error = match self.post(&std_headers, body, may_sign_in).await {
+    pub async fn exchange(&self, id: i64, headers: HeaderMap, body: Bytes, may_sign_in: bool) {
+        let error = match self.post_modern(&headers, body, may_sign_in).await {
             Ok(()) => UpstreamError::TransportFailed(
                 "the response ended without a JSON-RPC response".into(),
             ),
@@ -74,12 +85,9 @@ impl PostContext {
         may_sign_in: bool,
         build: impl Fn(&reqwest::Client) -> reqwest::RequestBuilder,
     ) -> Result<reqwest::Response, UpstreamError> {
-        match self.authorized_until(may_sign_in, None, build).await? {
-            Sent::Response(response) => Ok(response),
-            Sent::SignedIn => Err(UpstreamError::TransportFailed(
-                "a sign-in ended the request".into(),
-            )),
-        }
+        self.authorized_until(may_sign_in, None, build)
+            .await?
+            .response()
     }
 
     /// The count of completed sign-ins (0 without a sign-in).
@@ -178,57 +186,132 @@ impl PostContext {
         request
     }
 
-    async fn post(
+    /// The one POST of the URL form, of every revision: `body` to `url` with the standard
+    /// `Accept` and `Content-Type` and the era's `headers`, through the sign-in
+    /// ([`PostContext::authorized_until`]). The status is the caller's.
+    pub async fn post(
         &self,
-        std_headers: &[(String, String)],
+        url: &Url,
+        headers: &HeaderMap,
+        body: &Bytes,
+        may_sign_in: bool,
+        session_sign_ins: Option<u64>,
+    ) -> Result<Sent, UpstreamError> {
+        self.authorized_until(may_sign_in, session_sign_ins, |client| {
+            client
+                .post(url.clone())
+                .header(reqwest::header::ACCEPT, ACCEPT)
+                .header(CONTENT_TYPE, "application/json")
+                .headers(headers.clone())
+                .body(body.clone())
+        })
+        .await
+    }
+
+    /// The GET of an event stream at `url` with the era's `headers`, after the event
+    /// `last_id` (`Last-Event-ID`) when there is one.
+    pub async fn get_events(
+        &self,
+        url: &Url,
+        headers: &HeaderMap,
+        last_id: Option<&str>,
+        may_sign_in: bool,
+    ) -> Result<reqwest::Response, UpstreamError> {
+        self.authorized(may_sign_in, |client| {
+            let request = client
+                .get(url.clone())
+                .header(reqwest::header::ACCEPT, "text/event-stream")
+                .headers(headers.clone());
+            match last_id {
+                Some(id) => request.header("last-event-id", id),
+                None => request,
+            }
+        })
+        .await
+    }
+
+    /// A 2026-07-28 request: its answer read to the end.
+    async fn post_modern(
+        &self,
+        headers: &HeaderMap,
         body: Bytes,
         may_sign_in: bool,
     ) -> Result<(), UpstreamError> {
-        let response = self
-            .authorized(may_sign_in, |client| {
-                let mut request = client
-                    .post(self.opts.url.clone())
-                    .header(reqwest::header::ACCEPT, ACCEPT)
-                    .header(CONTENT_TYPE, "application/json");
-                for (name, value) in std_headers {
-                    request = request.header(name, value);
-                }
-                request.body(body.clone())
-            })
+        let url = &self.opts.url;
+        let sent = self.post(url, headers, &body, may_sign_in, None).await?;
+        let response = self.success(sent.response()?).await?;
+        let mut cursor = Cursor::default();
+        let answer = self
+            .read_answer(response, &Reading::ALL, &mut cursor)
             .await?;
-        let status = response.status();
-        let content_type = content_type(&response);
-        if !status.is_success() {
-            return Err(self.error_status(status, &content_type, response).await);
+        match answer {
+            Answer::Ended(_, Some(error)) => Err(error),
+            _ => Ok(()),
         }
-        self.read_answer(response, &content_type).await
     }
 
-    /// The answer of a successful POST: one JSON body, or an event stream whose events each
-    /// are one message.
+    /// `response` when its status is a success; else the error of its status
+    /// ([`PostContext::error_status`]).
+    pub async fn success(
+        &self,
+        response: reqwest::Response,
+    ) -> Result<reqwest::Response, UpstreamError> {
+        let status = response.status();
+        if status.is_success() {
+            return Ok(response);
+        }
+        let kind = content_type(&response);
+        Err(self.error_status(status, &kind, response).await)
+    }
+
+    /// The answer of a successful request: one JSON body, or an event stream whose events
+    /// each are one message, read from `cursor` on (which follows its ids and `retry`).
     pub async fn read_answer(
         &self,
         response: reqwest::Response,
-        content_type: &str,
-    ) -> Result<(), UpstreamError> {
+        reading: &Reading<'_>,
+        cursor: &mut Cursor,
+    ) -> Result<Answer, UpstreamError> {
         let max = self.opts.max_response_bytes;
-        if content_type.starts_with("text/event-stream") {
-            let mut events = sse_events(response.bytes_stream(), max);
-            while let Some(event) = events.next().await {
-                if let Some(data) = event?.data.filter(|d| !d.trim().is_empty()) {
-                    self.deliver(data.into_bytes()).await;
-                }
-            }
-            Ok(())
-        } else if content_type.starts_with("application/json") {
+        let kind = content_type(&response);
+        if kind.starts_with("application/json") {
             let body = read_bounded(response, max).await?;
-            self.deliver(body).await;
-            Ok(())
-        } else {
-            Err(UpstreamError::InvalidResponse(format!(
+            return Ok(self.take(body, reading).await);
+        }
+        if !kind.starts_with("text/event-stream") {
+            return Err(UpstreamError::InvalidResponse(format!(
                 "HTTP status {} without a JSON body or an event stream",
                 response.status().as_u16()
-            )))
+            )));
+        }
+        let mut events = sse_events(response.bytes_stream(), max);
+        let mut messages = false;
+        while let Some(event) = events.next().await {
+            let event = match event {
+                Ok(event) => event,
+                Err(error) => return Ok(Answer::Ended(messages, Some(error))),
+            };
+            cursor.follow(&event);
+            if let Some(data) = event.data.filter(|d| !d.trim().is_empty()) {
+                messages = true;
+                if let answered @ Answer::Answered(_) = self.take(data.into_bytes(), reading).await
+                {
+                    return Ok(answered);
+                }
+            }
+        }
+        Ok(Answer::Ended(messages, None))
+    }
+
+    /// One message: to the client unless it is the answer to the bridge's own `initialize`.
+    async fn take(&self, data: Vec<u8>, reading: &Reading<'_>) -> Answer {
+        let seen = seen(&data, reading.id);
+        if reading.deliver || !seen.answers {
+            self.deliver(data).await;
+        }
+        match seen.answers {
+            true => Answer::Answered(seen.revision),
+            false => Answer::Ended(true, None),
         }
     }
 
@@ -272,71 +355,4 @@ impl PostContext {
         }
         UpstreamError::HttpStatus(status.as_u16())
     }
-}
-
-/// The lower-cased `Content-Type` of a response ("" without one).
-pub(super) fn content_type(response: &reqwest::Response) -> String {
-    response
-        .headers()
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .map(|v| v.to_ascii_lowercase())
-        .unwrap_or_default()
-}
-
-/// The events of an SSE body, each at most `max` bytes of data; a comment (keep-alive) is an
-/// event without data. The parser holds at most one event: the bytes since the last event are
-/// bounded, so that an event without an end cannot grow the memory of the bridge.
-pub(super) fn sse_events<S>(
-    bytes: S,
-    max: usize,
-) -> impl Stream<Item = Result<sse_stream::Sse, UpstreamError>> + Unpin
-where
-    S: Stream<Item = reqwest::Result<Bytes>> + Send + Unpin + 'static,
-{
-    let pending = Arc::new(AtomicUsize::new(0));
-    let counted = Arc::clone(&pending);
-    let limit = max.saturating_mul(2).saturating_add(64 << 10);
-    let guarded = bytes
-        .map_err(|e| std::io::Error::other(describe(&e)))
-        .and_then(move |chunk: Bytes| {
-            let seen = counted.fetch_add(chunk.len(), Ordering::Relaxed) + chunk.len();
-            async move {
-                if seen > limit {
-                    Err(std::io::Error::other("event too long"))
-                } else {
-                    Ok(chunk)
-                }
-            }
-        });
-    sse_stream::SseByteStream::new(Box::pin(guarded)).map(move |event| {
-        pending.store(0, Ordering::Relaxed);
-        let event = event.map_err(|e| match e {
-            sse_stream::Error::Body(inner) if inner.to_string() == "event too long" => {
-                too_long(max)
-            }
-            other => UpstreamError::TransportFailed(format!(
-                "the event stream broke: {}",
-                describe(&other)
-            )),
-        })?;
-        if event.data.as_ref().is_some_and(|d| d.len() > max) {
-            return Err(too_long(max));
-        }
-        Ok(event)
-    })
-}
-
-fn too_long(max: usize) -> UpstreamError {
-    UpstreamError::InvalidResponse(format!(
-        "a message of the upstream server is longer than --max-response-bytes ({max})"
-    ))
-}
-
-/// The body, at most `max` bytes.
-async fn read_bounded(response: reqwest::Response, max: usize) -> Result<Vec<u8>, UpstreamError> {
-    read_body(response, max).await.map_err(|e| match e {
-        BodyError::TooLong => too_long(max),
-        BodyError::Broken(why) => UpstreamError::TransportFailed(why),
-    })
 }

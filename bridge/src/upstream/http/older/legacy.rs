@@ -9,16 +9,15 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures_util::StreamExt;
-use reqwest::header::CONTENT_TYPE;
+use reqwest::header::HeaderMap;
 use serde_json::Value;
 use url::Url;
 
 use super::Inner;
-use super::session::Reading;
 use crate::log::{self, Level};
 use crate::sync::lock;
 use crate::upstream::UpstreamError;
-use crate::upstream::http::post::{content_type, sse_events};
+use crate::upstream::http::sse::{content_type, sse_events};
 
 /// How long the stream may take to name its endpoint.
 const ENDPOINT_WAIT: Duration = Duration::from_secs(30);
@@ -35,14 +34,8 @@ impl Inner {
     /// its own (aborted at the stop).
     pub(super) async fn open_legacy(self: &Arc<Self>) -> Result<Url, UpstreamError> {
         let url = self.ctx.opts.url.clone();
-        let response = self
-            .ctx
-            .authorized(true, |client| {
-                client
-                    .get(url.clone())
-                    .header(reqwest::header::ACCEPT, "text/event-stream")
-            })
-            .await?;
+        let headers = HeaderMap::new();
+        let response = self.ctx.get_events(&url, &headers, None, true).await?;
         let status = response.status();
         if !status.is_success() {
             return Err(UpstreamError::HttpStatus(status.as_u16()));
@@ -79,14 +72,10 @@ impl Inner {
         );
         let inner = Arc::clone(self);
         let task = tokio::spawn(async move {
-            let reading = Reading {
-                id: None,
-                deliver: true,
-            };
             while let Some(Ok(event)) = events.next().await {
                 let message = matches!(event.event.as_deref(), None | Some("message"));
                 if let Some(data) = event.data.filter(|d| message && !d.trim().is_empty()) {
-                    inner.take_message(data.into_bytes(), &reading).await;
+                    inner.ctx.deliver(data.into_bytes()).await;
                 }
             }
             *lock(&inner.endpoint) = None;
@@ -109,22 +98,12 @@ impl Inner {
         let body = Bytes::from(serde_json::to_vec(frame).map_err(|e| {
             UpstreamError::InvalidResponse(format!("the frame does not serialize: {e}"))
         })?);
-        let response = self
+        let headers = HeaderMap::new();
+        let sent = self
             .ctx
-            .authorized(true, |client| {
-                client
-                    .post(endpoint.clone())
-                    .header(CONTENT_TYPE, "application/json")
-                    .body(body.clone())
-            })
+            .post(&endpoint, &headers, &body, true, None)
             .await?;
-        let status = response.status();
-        if status.is_success() {
-            Ok(())
-        } else {
-            let kind = content_type(&response);
-            Err(self.ctx.error_status(status, &kind, response).await)
-        }
+        self.ctx.success(sent.response()?).await.map(|_| ())
     }
 }
 

@@ -2,6 +2,12 @@
 //! ([`session`]), and, when the `initialize` POST gets 400, 404 or 405, the HTTP+SSE transport
 //! of 2024-11-05 ([`legacy`]).
 //!
+//! What is the era's and nothing else: the order rule, the session id and the revision header
+//! ([`session`]), the reopening of the GET stream and the resumption of a POST's stream
+//! ([`stream`]), and the legacy endpoint ([`legacy`]). The POST, the sign-in, the reading of
+//! an answer and the pacing of reconnects are those of every revision (`http/post.rs`,
+//! `http/sse.rs`), and so is the cancellation of a request (`http/inflight.rs`).
+//!
 //! The client hands frames to [`OlderLink::send`]; one dispatcher task POSTs them in the
 //! client's order. `initialize` and every notification or response wait for their answer
 //! before the next frame goes (so that `notifications/initialized` reaches the server before
@@ -14,7 +20,6 @@ mod stream;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,25 +30,11 @@ use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 use url::Url;
 
+use super::inflight::Inflight;
 use super::post::PostContext;
 use crate::log::{self, Level};
 use crate::sync::lock;
 use crate::upstream::{TransportEvent, UpstreamError};
-
-/// The wait before a stream is read on when the server gave no `retry` ([`stream`]).
-const RESUME_WAIT: Duration = Duration::from_millis(500);
-/// L4: the shortest wait before a stream is opened again, whatever the server's `retry` asks:
-/// a hostile or broken server that sends `retry: 0` and closes each stream at once would else
-/// have the bridge reconnect in a tight loop.
-const RESUME_WAIT_MIN: Duration = Duration::from_millis(250);
-/// The longest wait that a `retry` of the server can ask for.
-const RESUME_WAIT_MAX: Duration = Duration::from_secs(5);
-
-/// L4: the wait that a `retry` of `ms` milliseconds asks for, between [`RESUME_WAIT_MIN`] and
-/// [`RESUME_WAIT_MAX`].
-fn retry_of(ms: u64) -> Duration {
-    Duration::from_millis(ms).clamp(RESUME_WAIT_MIN, RESUME_WAIT_MAX)
-}
 
 /// L4: how long one notification or response of the relay may take to be POSTed (its status
 /// and, for an event stream, its end). The dispatcher sends these one at a time, in the
@@ -89,9 +80,9 @@ struct Inner {
     reinit: tokio::sync::Mutex<u64>,
     /// The dispatcher's task; aborted at the stop.
     tasks: Mutex<Vec<AbortHandle>>,
-    /// The task of each request in flight, by the relay's id: aborted by [`OlderLink::cancel`]
-    /// (its POST and its stream close) and at the stop.
-    requests: Mutex<HashMap<i64, AbortHandle>>,
+    /// The task of each request in flight, the transport's (cancelled there) and aborted at
+    /// the stop.
+    requests: Inflight,
     /// The GET stream of server messages (Streamable HTTP).
     listen: Mutex<Option<AbortHandle>>,
     stopped: AtomicBool,
@@ -114,7 +105,7 @@ fn kind_of(frame: &Value) -> Kind {
 }
 
 impl OlderLink {
-    pub(super) fn new(ctx: Arc<PostContext>) -> OlderLink {
+    pub(super) fn new(ctx: Arc<PostContext>, requests: Inflight) -> OlderLink {
         let (queue, rx) = mpsc::unbounded_channel();
         OlderLink {
             inner: Arc::new(Inner {
@@ -126,7 +117,7 @@ impl OlderLink {
                 endpoint: Mutex::new(None),
                 reinit: tokio::sync::Mutex::new(0),
                 tasks: Mutex::new(Vec::new()),
-                requests: Mutex::new(HashMap::new()),
+                requests,
                 listen: Mutex::new(None),
                 stopped: AtomicBool::new(false),
             }),
@@ -171,17 +162,6 @@ impl OlderLink {
         }
         self.queue.send(frame.clone()).is_ok()
     }
-
-    /// L4: request `id` was cancelled or timed out: its task ends, and with it its POST or
-    /// its resumed event stream (a connection of the server is not held until the stop), and
-    /// the server gets `frame` (`notifications/cancelled`). A request that already ended is
-    /// not found; the server still hears of it, as on stdio.
-    pub(in crate::upstream::http) fn cancel(&self, id: i64, frame: &Value) {
-        if let Some(task) = lock(&self.inner.requests).remove(&id) {
-            task.abort();
-        }
-        self.send(frame);
-    }
 }
 
 /// The dispatcher: the frames of the relay in its order.
@@ -190,21 +170,17 @@ async fn dispatch(inner: Arc<Inner>, mut rx: mpsc::UnboundedReceiver<Value>) {
         match kind_of(&frame) {
             Kind::Initialize(id) => {
                 *lock(&inner.init) = Some(frame.clone());
-                if let Err(error) = inner.initialize(id, &frame).await {
+                if let Err(error) = inner.initialize(&frame).await {
                     inner.fail(id, error);
                 }
             }
             Kind::Request(id) => {
                 let task_inner = Arc::clone(&inner);
-                let mut requests = lock(&inner.requests);
-                let task = tokio::spawn(async move {
+                inner.requests.spawn(id, async move {
                     if let Err(error) = task_inner.request(id, &frame).await {
                         task_inner.fail(id, error);
                     }
-                    lock(&task_inner.requests).remove(&id);
                 });
-                requests.retain(|_, t| !t.is_finished());
-                requests.insert(id, task.abort_handle());
             }
             Kind::Message => {
                 let initialized = frame.get("method").and_then(Value::as_str)
@@ -240,9 +216,7 @@ impl Inner {
         for task in lock(&self.tasks).drain(..) {
             task.abort();
         }
-        for (_, task) in lock(&self.requests).drain() {
-            task.abort();
-        }
+        self.requests.abort_all();
         if let Some(task) = lock(&self.listen).take() {
             task.abort();
         }
@@ -256,7 +230,7 @@ impl Inner {
     /// `initialize`: Streamable HTTP first; a 400, 404 or 405 to its POST is a server of
     /// 2024-11-05 (as the TypeScript SDK's clients fall back), which gets the HTTP+SSE
     /// transport.
-    async fn initialize(self: &Arc<Self>, id: i64, frame: &Value) -> Result<(), UpstreamError> {
+    async fn initialize(self: &Arc<Self>, frame: &Value) -> Result<(), UpstreamError> {
         match self.post_initialize(frame, true).await {
             Err(UpstreamError::HttpStatus(status)) if falls_back(status) => {
                 log::bridge(
@@ -270,11 +244,8 @@ impl Inner {
                 self.legacy_post(frame).await
             }
             Err(error) => Err(error),
-            Ok(answered) if answered => Ok(()),
-            Ok(_) => {
-                let _ = id;
-                Err(no_response())
-            }
+            Ok(true) => Ok(()),
+            Ok(false) => Err(no_response()),
         }
     }
 

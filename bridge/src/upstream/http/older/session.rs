@@ -8,19 +8,17 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use futures_util::StreamExt;
 use reqwest::StatusCode;
-use reqwest::header::{CONTENT_TYPE, HeaderMap};
-use serde::Deserialize;
-use serde::de::IgnoredAny;
+use reqwest::header::HeaderMap;
 use serde_json::Value;
 
 use super::Inner;
 use crate::log::{self, Level};
 use crate::sync::lock;
 use crate::upstream::UpstreamError;
-use crate::upstream::http::headers::ACCEPT;
-use crate::upstream::http::post::{Sent, content_type, sse_events};
+use crate::upstream::http::headers::VERSION_HEADER;
+use crate::upstream::http::post::Sent;
+use crate::upstream::http::sse::{Answer, Cursor, Reading};
 
 /// What [`Inner::post_once`] returns in place of a status when a new sign-in answered the
 /// POST's 401 or 403: the POST carried the session of the earlier sign-in and was not sent
@@ -38,58 +36,7 @@ enum Renewal {
 }
 
 /// The header of the session id.
-pub const SESSION_HEADER: &str = "mcp-session-id";
-/// The header of the negotiated revision.
-pub const VERSION_HEADER: &str = "mcp-protocol-version";
-
-/// The parts of a message that the transport reads: whether it answers a request, and the
-/// revision of an `initialize` result.
-#[derive(Deserialize)]
-struct Head {
-    id: Option<Value>,
-    method: Option<IgnoredAny>,
-    result: Option<ResultHead>,
-    error: Option<IgnoredAny>,
-}
-
-#[derive(Deserialize)]
-struct ResultHead {
-    #[serde(rename = "protocolVersion")]
-    protocol_version: Option<String>,
-}
-
-/// What one message says to the transport.
-pub(super) struct Seen {
-    /// It is the response to the request of `id`.
-    pub answers: bool,
-    /// The `protocolVersion` of its result.
-    pub revision: Option<String>,
-}
-
-/// Reads the head of one message (`id`: the request whose response it may be).
-pub(super) fn seen(data: &[u8], id: Option<&Value>) -> Seen {
-    let Ok(head) = serde_json::from_slice::<Head>(data) else {
-        return Seen {
-            answers: false,
-            revision: None,
-        };
-    };
-    let response = head.method.is_none() && (head.result.is_some() || head.error.is_some());
-    let answers = response && id.is_some() && head.id.as_ref() == id;
-    Seen {
-        answers,
-        revision: head.result.and_then(|r| r.protocol_version),
-    }
-}
-
-/// How the answer of one POST is read.
-pub(super) struct Reading<'a> {
-    /// The id of the request whose response ends the wait.
-    pub id: Option<&'a Value>,
-    /// False for the bridge's own `initialize` of a new session: its answer is the
-    /// transport's, not the relay's.
-    pub deliver: bool,
-}
+const SESSION_HEADER: &str = "mcp-session-id";
 
 impl Inner {
     /// The headers of a POST, GET or DELETE on the session.
@@ -109,7 +56,7 @@ impl Inner {
     }
 
     /// One POST of `frame` with the headers of the session; the answer is read (and, with
-    /// `reading.deliver`, handed to the relay). Returns the answer's status and whether the
+    /// `reading.deliver`, handed to the client). Returns the answer's status and whether the
     /// response to `reading.id` came.
     async fn post_once(
         &self,
@@ -120,22 +67,12 @@ impl Inner {
             UpstreamError::InvalidResponse(format!("the frame does not serialize: {e}"))
         })?);
         let headers = self.session_headers();
-        let url = self.ctx.opts.url.clone();
         let initialize = frame.get("method").and_then(Value::as_str) == Some("initialize");
         let session_sign_ins = (!initialize && headers.contains_key(SESSION_HEADER))
             .then(|| *lock(&self.session_sign_ins));
-        let sent = self
-            .ctx
-            .authorized_until(true, session_sign_ins, |client| {
-                client
-                    .post(url.clone())
-                    .header(reqwest::header::ACCEPT, ACCEPT)
-                    .header(CONTENT_TYPE, "application/json")
-                    .headers(headers.clone())
-                    .body(body.clone())
-            })
-            .await?;
-        let response = match sent {
+        let url = &self.ctx.opts.url;
+        let sent = self.ctx.post(url, &headers, &body, true, session_sign_ins);
+        let response = match sent.await? {
             Sent::Response(response) => response,
             Sent::SignedIn => return Ok((SIGNED_IN_ANEW, false)),
         };
@@ -147,10 +84,7 @@ impl Inner {
         if status == StatusCode::NOT_FOUND && lock(&self.session_id).is_some() {
             return Ok((status, false));
         }
-        if !status.is_success() {
-            let kind = content_type(&response);
-            return Err(self.ctx.error_status(status, &kind, response).await);
-        }
+        let response = self.ctx.success(response).await?;
         if let Some(id) = response
             .headers()
             .get(SESSION_HEADER)
@@ -172,67 +106,30 @@ impl Inner {
         response: reqwest::Response,
         reading: &Reading<'_>,
     ) -> Result<bool, UpstreamError> {
-        let max = self.ctx.opts.max_response_bytes;
-        let kind = content_type(&response);
-        if kind.starts_with("application/json") {
-            let body = crate::webclient::read_body(response, max)
-                .await
-                .map_err(|e| UpstreamError::TransportFailed(format!("{e:?}")))?;
-            return Ok(self.take_message(body, reading).await);
-        }
-        if !kind.starts_with("text/event-stream") {
-            return Err(UpstreamError::InvalidResponse(format!(
-                "HTTP status {} without a JSON body or an event stream",
-                response.status().as_u16()
-            )));
-        }
-        let mut last_id = None;
-        let mut retry = super::RESUME_WAIT;
-        let mut events = sse_events(response.bytes_stream(), max);
-        while let Some(event) = events.next().await {
-            let event = match event {
-                Ok(event) => event,
-                Err(UpstreamError::TransportFailed(why)) => {
-                    return self.resume(last_id, retry, reading, why).await;
-                }
-                Err(error) => return Err(error),
-            };
-            if event.id.is_some() {
-                last_id = event.id.clone();
-            }
-            if let Some(ms) = event.retry {
-                retry = super::retry_of(ms);
-            }
-            if let Some(data) = event.data.filter(|d| !d.trim().is_empty())
-                && self.take_message(data.into_bytes(), reading).await
-            {
+        let mut cursor = Cursor::default();
+        let why = match self.ctx.read_answer(response, reading, &mut cursor).await? {
+            Answer::Answered(revision) => {
+                self.keep_revision(revision);
                 return Ok(true);
             }
-        }
-        // L4: a server may close the connection before the response (the polling of
-        // 2025-11-25); with an event id the stream is read on. A request without a response
-        // (a notification's stream) has no id to wait for.
-        if reading.id.is_some() && last_id.is_some() {
-            let why = "the event stream ended before the response".to_owned();
-            return self.resume(last_id, retry, reading, why).await;
-        }
-        Ok(false)
+            Answer::Ended(_, Some(UpstreamError::TransportFailed(why))) => why,
+            Answer::Ended(_, Some(error)) => return Err(error),
+            // L4: a server may close the connection before the response (the polling of
+            // 2025-11-25); with an event id the stream is read on. A request without a
+            // response (a notification's stream) has no id to wait for.
+            Answer::Ended(..) if reading.id.is_some() && cursor.last_id.is_some() => {
+                "the event stream ended before the response".to_owned()
+            }
+            Answer::Ended(..) => return Ok(false),
+        };
+        self.resume(cursor, reading, why).await
     }
 
-    /// One message of an answer: the revision of an `initialize` result is kept; the message
-    /// goes to the relay unless it is the answer to the bridge's own `initialize`. True when it
-    /// is the response that the POST waits for.
-    pub(super) async fn take_message(&self, data: Vec<u8>, reading: &Reading<'_>) -> bool {
-        let seen = seen(&data, reading.id);
-        if seen.answers
-            && let Some(revision) = seen.revision
-        {
+    /// The revision of an `initialize` result becomes the `MCP-Protocol-Version` header.
+    pub(super) fn keep_revision(&self, revision: Option<String>) {
+        if let Some(revision) = revision {
             *lock(&self.revision) = Some(revision);
         }
-        if reading.deliver || !seen.answers {
-            self.ctx.deliver(data).await;
-        }
-        seen.answers
     }
 
     /// VS Code's `initialize` on a new session; `Ok(true)` when its response came. With
@@ -344,11 +241,7 @@ impl Inner {
             "jsonrpc": "2.0",
             "method": "notifications/initialized",
         });
-        let reading = Reading {
-            id: None,
-            deliver: true,
-        };
-        self.post_once(&initialized, &reading).await?;
+        self.post_once(&initialized, &Reading::ALL).await?;
         self.open_listen_stream();
         Ok(())
     }
@@ -377,28 +270,5 @@ impl Inner {
             Level::Debug,
             &format!("DELETE of the upstream session: {what}"),
         );
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn l4_only_a_response_with_the_id_answers_and_its_revision_is_read() {
-        let id = json!(3);
-        let result = br#"{"jsonrpc":"2.0","id":3,"result":{"protocolVersion":"2025-06-18"}}"#;
-        let s = seen(result, Some(&id));
-        assert!(s.answers);
-        assert_eq!(s.revision.as_deref(), Some("2025-06-18"));
-        let error = br#"{"jsonrpc":"2.0","id":3,"error":{"code":-1,"message":"m"}}"#;
-        assert!(seen(error, Some(&id)).answers);
-        let other = br#"{"jsonrpc":"2.0","id":4,"result":{}}"#;
-        assert!(!seen(other, Some(&id)).answers);
-        let request = br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#;
-        assert!(!seen(request, Some(&id)).answers);
-        assert!(!seen(b"not json", Some(&id)).answers);
-        assert!(!seen(result, None).answers);
     }
 }

@@ -1,26 +1,20 @@
 //! L4: the GET stream of Streamable HTTP, on which an older server sends its requests and
 //! notifications outside any request (a 405 means the server has none), and the resumption
 //! of a broken event stream with `Last-Event-ID`: the GET stream reopens after the last event
-//! that came, and a POST's stream that broke before its response is read on from there.
+//! that came, and a POST's stream that broke before its response is read on from there. The
+//! reading of each stream and the pacing of the reconnects are those of every revision
+//! (`http/sse.rs`); what is the era's here is what ends a stream for good.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
 
-use futures_util::StreamExt;
 use reqwest::StatusCode;
 
-use super::session::Reading;
-use super::{Inner, RESUME_WAIT, retry_of};
+use super::Inner;
 use crate::log::{self, Level};
 use crate::sync::lock;
 use crate::upstream::UpstreamError;
-use crate::upstream::http::post::{content_type, sse_events};
-
-/// L4: how often in a row a stream is opened again when the reads before brought no message.
-/// An event with an id and no data is no message: a server that answers each reconnect with
-/// an id alone and closes would else be read on forever.
-const RESUME_ATTEMPTS: u32 = 3;
+use crate::upstream::http::sse::{Answer, Cursor, Pacing, RESUME_ATTEMPTS, Reading, content_type};
 
 /// How one GET of the stream ended.
 enum Opened {
@@ -45,15 +39,13 @@ impl Inner {
         }
     }
 
-    /// L4: the GET stream until the server has none, the session is gone, or it ended
-    /// [`RESUME_ATTEMPTS`] times in a row without a message; each reopening waits the server's
-    /// `retry`, at least [`super::RESUME_WAIT_MIN`].
+    /// L4: the GET stream until the server has none, the session is gone, or the pacing
+    /// gives it up ([`RESUME_ATTEMPTS`] reads in a row without a message).
     async fn listen_loop(&self) {
-        let mut last_id: Option<String> = None;
-        let mut retry = RESUME_WAIT;
-        let mut failures = 0;
+        let mut cursor = Cursor::default();
+        let mut pacing = Pacing::default();
         loop {
-            match self.listen_once(&mut last_id, &mut retry).await {
+            match self.listen_once(&mut cursor).await {
                 Ok(Opened::NoStream) => {
                     log::bridge(
                         Level::Debug,
@@ -62,27 +54,22 @@ impl Inner {
                     return;
                 }
                 Ok(Opened::SessionGone) => return,
-                Ok(Opened::Ended { messages: true }) => failures = 0,
-                Ok(Opened::Ended { messages: false }) | Err(_) => failures += 1,
+                Ok(Opened::Ended { messages }) => pacing.ended(messages),
+                Err(_) => pacing.ended(false),
             }
-            if failures >= RESUME_ATTEMPTS {
+            if !pacing.wait(&cursor).await {
                 log::bridge(
                     Level::Warn,
                     "the GET stream of the upstream server broke: its requests and notifications outside a request are lost until the next session",
                 );
                 return;
             }
-            tokio::time::sleep(retry).await;
         }
     }
 
-    /// One GET of the stream, from after `last_id`.
-    async fn listen_once(
-        &self,
-        last_id: &mut Option<String>,
-        retry: &mut Duration,
-    ) -> Result<Opened, UpstreamError> {
-        let response = self.get_stream(last_id.as_deref()).await?;
+    /// One GET of the stream, from after the cursor's last event.
+    async fn listen_once(&self, cursor: &mut Cursor) -> Result<Opened, UpstreamError> {
+        let response = self.get_stream(cursor.last_id.as_deref()).await?;
         match response.status() {
             StatusCode::METHOD_NOT_ALLOWED => return Ok(Opened::NoStream),
             StatusCode::NOT_FOUND => return Ok(Opened::SessionGone),
@@ -94,93 +81,57 @@ impl Inner {
         if !content_type(&response).starts_with("text/event-stream") {
             return Ok(Opened::NoStream);
         }
-        let reading = Reading {
-            id: None,
-            deliver: true,
+        let messages = match self
+            .ctx
+            .read_answer(response, &Reading::ALL, cursor)
+            .await?
+        {
+            Answer::Answered(_) => true,
+            Answer::Ended(messages, _) => messages,
         };
-        let mut events = sse_events(response.bytes_stream(), self.ctx.opts.max_response_bytes);
-        let mut any = false;
-        while let Some(Ok(event)) = events.next().await {
-            if let Some(id) = event.id {
-                *last_id = Some(id);
-            }
-            if let Some(ms) = event.retry {
-                *retry = retry_of(ms);
-            }
-            if let Some(data) = event.data.filter(|d| !d.trim().is_empty()) {
-                any = true;
-                self.take_message(data.into_bytes(), &reading).await;
-            }
-        }
-        Ok(Opened::Ended { messages: any })
+        Ok(Opened::Ended { messages })
     }
 
     /// A GET of the stream with the headers of the session, and `Last-Event-ID`.
     async fn get_stream(&self, last_id: Option<&str>) -> Result<reqwest::Response, UpstreamError> {
         let headers = self.session_headers();
-        let url = self.ctx.opts.url.clone();
-        self.ctx
-            .authorized(false, |client| {
-                let mut request = client
-                    .get(url.clone())
-                    .header(reqwest::header::ACCEPT, "text/event-stream")
-                    .headers(headers.clone());
-                if let Some(id) = last_id {
-                    request = request.header("last-event-id", id);
-                }
-                request
-            })
-            .await
+        let url = &self.ctx.opts.url;
+        self.ctx.get_events(url, &headers, last_id, false).await
     }
 
     /// L4: a POST's stream broke or closed (`why`) before the response to `reading.id`: with
-    /// an event id, a GET with `Last-Event-ID` reads on from there after the server's `retry`
-    /// (between [`super::RESUME_WAIT_MIN`] and [`super::RESUME_WAIT_MAX`]), as often as each
-    /// read brings a message, and up to [`RESUME_ATTEMPTS`] times in a row without one (an
-    /// event id alone is no message): then the request fails, with a warning line. Without an
-    /// id the request fails with the cause.
+    /// an event id, a GET with `Last-Event-ID` reads on from there, paced as every stream
+    /// ([`Pacing`]): then the request fails, with a warning line. Without an id the request
+    /// fails with the cause.
     pub(super) async fn resume(
         &self,
-        mut last_id: Option<String>,
-        mut retry: Duration,
+        mut cursor: Cursor,
         reading: &Reading<'_>,
         why: String,
     ) -> Result<bool, UpstreamError> {
         let broken = || UpstreamError::TransportFailed(why.clone());
-        let mut idle = 0;
-        while idle < RESUME_ATTEMPTS {
-            let Some(from) = last_id.clone() else {
-                return Err(broken());
-            };
+        if cursor.last_id.is_none() {
+            return Err(broken());
+        }
+        let mut pacing = Pacing::default();
+        while pacing.wait(&cursor).await {
             log::bridge(
                 Level::Debug,
                 "the event stream of a request ended before its response: the bridge resumes it with Last-Event-ID",
             );
-            tokio::time::sleep(retry).await;
-            let response = self.get_stream(Some(&from)).await?;
+            let response = self.get_stream(cursor.last_id.as_deref()).await?;
             if !response.status().is_success()
                 || !content_type(&response).starts_with("text/event-stream")
             {
                 return Err(broken());
             }
-            let mut events = sse_events(response.bytes_stream(), self.ctx.opts.max_response_bytes);
-            let mut progressed = false;
-            while let Some(event) = events.next().await {
-                let Ok(event) = event else { break };
-                if event.id.is_some() {
-                    last_id = event.id.clone();
+            match self.ctx.read_answer(response, reading, &mut cursor).await? {
+                Answer::Answered(revision) => {
+                    self.keep_revision(revision);
+                    return Ok(true);
                 }
-                if let Some(ms) = event.retry {
-                    retry = retry_of(ms);
-                }
-                if let Some(data) = event.data.filter(|d| !d.trim().is_empty()) {
-                    progressed = true;
-                    if self.take_message(data.into_bytes(), reading).await {
-                        return Ok(true);
-                    }
-                }
+                Answer::Ended(messages, _) => pacing.ended(messages),
             }
-            idle = if progressed { 0 } else { idle + 1 };
         }
         let why = format!(
             "the event stream of the request was resumed {RESUME_ATTEMPTS} times without a message"

@@ -1,5 +1,5 @@
 //! L4 against a fake older server on 127.0.0.1 that counts its open connections: the bounds of
-//! the dispatcher that no process test reaches without the relay's side (the cancellation of
+//! the transport that no process test reaches without the client's side (the cancellation of
 //! a request closes its POST).
 
 use std::sync::Arc;
@@ -10,10 +10,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
 
-use super::OlderLink;
-use crate::upstream::TransportEvent;
-use crate::upstream::http::HttpOptions;
-use crate::upstream::http::post::PostContext;
+use crate::upstream::http::{HttpOptions, HttpTransport};
+use crate::upstream::{Outgoing, Transport, TransportEvent};
 use crate::wire::reader::RawLine;
 use crate::wire::writer::Room;
 
@@ -95,25 +93,17 @@ async fn hanging_server() -> (String, watch::Receiver<usize>) {
     (url, open)
 }
 
-/// An [`OlderLink`] to `url` without a sign-in, and the events it sends.
-fn link_to(url: &str) -> (OlderLink, mpsc::UnboundedReceiver<TransportEvent>) {
+/// The transport to `url` without a sign-in, and the events it sends.
+fn link_to(url: &str) -> (Arc<HttpTransport>, mpsc::UnboundedReceiver<TransportEvent>) {
     let (events, rx) = crate::upstream::events::channel();
-    let ctx = PostContext {
-        client: crate::webclient::build_client(&crate::webclient::ClientOptions {
-            extra_roots: Vec::new(),
-        })
-        .expect("a client"),
-        opts: Arc::new(HttpOptions {
-            url: url.parse().expect("url"),
-            headers: Vec::new(),
-            max_response_bytes: 1 << 20,
-            extra_roots: Vec::new(),
-        }),
-        tokens: None,
-        events,
-        room: Room::unlimited(),
-    };
-    (OlderLink::new(Arc::new(ctx)), rx)
+    let opts = Arc::new(HttpOptions {
+        url: url.parse().expect("url"),
+        headers: Vec::new(),
+        max_response_bytes: 1 << 20,
+        extra_roots: Vec::new(),
+    });
+    let transport = HttpTransport::new(opts, None, events, Room::unlimited()).expect("a client");
+    (transport, rx)
 }
 
 /// Waits until `open` counts `n`.
@@ -132,17 +122,19 @@ async fn open_becomes(open: &mut watch::Receiver<usize>, n: usize) {
 async fn l4_a_cancelled_request_closes_its_post_stream() {
     let (url, mut open) = hanging_server().await;
     let (link, mut events) = link_to(&url);
-    assert!(link.send(&json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{}})));
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{}});
+    assert!(link.send(Outgoing::Message(&init)));
     let answer = tokio::time::timeout(SEEN_BOUND, events.recv()).await;
     assert!(
         matches!(answer, Ok(Some(TransportEvent::Line(RawLine::Line(_))))),
         "the initialize result comes"
     );
-    assert!(link.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"})));
+    let initialized = json!({"jsonrpc":"2.0","method":"notifications/initialized"});
+    assert!(link.send(Outgoing::Message(&initialized)));
     let calls = 20;
     for id in 2..2 + calls {
         let call = json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"wait"}});
-        assert!(link.send(&call));
+        assert!(link.send(Outgoing::Message(&call)));
     }
     open_becomes(&mut open, calls as usize).await;
     for id in 2..2 + calls {
@@ -152,5 +144,5 @@ async fn l4_a_cancelled_request_closes_its_post_stream() {
         );
     }
     open_becomes(&mut open, 0).await;
-    link.close().await;
+    link.stop();
 }
