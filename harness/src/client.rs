@@ -117,6 +117,31 @@ async fn await_response(
     }
 }
 
+/// The next of a call's `answers` to `asked` (a request of the bridge, or an input request of
+/// the 2026-07-28 path), checked against its `expect`; `what` names the question and `whose`
+/// names what did not match, for the failure.
+fn next_answer(
+    s: &mut Session,
+    answers: &mut Vec<Value>,
+    asked: &Value,
+    what: &str,
+    whose: &str,
+) -> Result<Value, Failure> {
+    if answers.is_empty() {
+        return Err(Failure::mismatch(
+            format!("{what} and the script has no answer for it"),
+            &json!("<an answer in the call's answers>"),
+            asked,
+        ));
+    }
+    let answer = answers.remove(0);
+    if let Some(p) = answer.get("expect") {
+        pattern::matches(p, asked, &mut s.caps)
+            .map_err(|m| Failure::mismatch(format!("{whose} does not match: {m}"), p, asked))?;
+    }
+    Ok(answer)
+}
+
 async fn answer_bridge_request(
     s: &mut Session,
     bid: &Value,
@@ -125,23 +150,13 @@ async fn answer_bridge_request(
     answers: &mut Vec<Value>,
     seen: &mut Seen,
 ) -> Result<(), Failure> {
-    if answers.is_empty() {
-        return Err(Failure::mismatch(
-            format!("the bridge sent {method} and the script has no answer for it"),
-            &json!("<an answer in the call's answers>"),
-            frame,
-        ));
-    }
-    let answer = answers.remove(0);
-    if let Some(p) = answer.get("expect") {
-        pattern::matches(p, frame, &mut s.caps).map_err(|m| {
-            Failure::mismatch(
-                format!("the request of the bridge does not match: {m}"),
-                p,
-                frame,
-            )
-        })?;
-    }
+    let answer = next_answer(
+        s,
+        answers,
+        frame,
+        &format!("the bridge sent {method}"),
+        "the request of the bridge",
+    )?;
     let mut reply = Map::new();
     reply.insert("jsonrpc".into(), json!("2.0"));
     reply.insert("id".into(), bid.clone());

@@ -151,23 +151,13 @@ fn input_answer(
     input: &Value,
     answers: &mut Vec<Value>,
 ) -> Result<Value, Failure> {
-    if answers.is_empty() {
-        return Err(Failure::mismatch(
-            format!("the server asked for the input {key} and the script has no answer for it"),
-            &json!("<an answer in the call's answers>"),
-            input,
-        ));
-    }
-    let answer = answers.remove(0);
-    if let Some(p) = answer.get("expect") {
-        pattern::matches(p, input, &mut s.caps).map_err(|m| {
-            Failure::mismatch(
-                format!("the input request {key} does not match: {m}"),
-                p,
-                input,
-            )
-        })?;
-    }
+    let answer = next_answer(
+        s,
+        answers,
+        input,
+        &format!("the server asked for the input {key}"),
+        &format!("the input request {key}"),
+    )?;
     let result = answer
         .get("result")
         .ok_or_else(|| Failure::msg("an answer to an input request needs a result"))?;
