@@ -1,14 +1,14 @@
 //! The redirect ports of the process tests (`--redirect-port`, M4): the bridge binds its
 //! receiver on the port itself, when a sign-in starts, and a restarted bridge binds the same
-//! port again (its stored sign-in is of that redirect URI). So the test cannot hold the port
-//! while the bridge runs (a held port is exactly "Another program uses the redirect port"),
-//! and a port that was free a moment ago is not enough: a port of the system's ephemeral
+//! port again (its stored sign-in is of that redirect URI). So the test does not hold the port
+//! with a socket while the bridge runs (a bound socket beside the bridge's listener broke the
+//! tests under wine), and a port that was free a moment ago is not enough: a port of the system's ephemeral
 //! range, bound and released, goes back to the pool that every other program's bind to port
 //! 0 and every outgoing connection draws from, and one of them may take it before the bridge
 //! binds it.
 //!
 //! Hence [`redirect_port`] takes a port outside the ephemeral range (no bind to port 0 and no
-//! connection ever gets one), and holds a lock on it for the life of the test process (a
+//! connection ever gets one), and holds a lock on it for the life of the test process (an fs4
 //! file lock in the temporary folder: two test processes, of this worktree or another, never
 //! share a port, and a restart of the bridge in the same test finds its port unclaimed).
 //! The port is bound once, and released, to skip one that a program with a fixed port uses.
@@ -70,7 +70,7 @@ fn claim(dir: &std::path::Path, port: u16) -> bool {
         return false;
     };
     let mut held = HELD.lock().expect("the port locks");
-    if held.iter().any(|(p, _)| *p == port) || file.try_lock().is_err() {
+    if held.iter().any(|(p, _)| *p == port) || fs4::FileExt::try_lock(&file).is_err() {
         return false;
     }
     if TcpListener::bind(("127.0.0.1", port)).is_err() {
