@@ -140,15 +140,22 @@ replay() {
 }
 # With the jitter of a fresh seed each run (docs/harness.md, "Jitter"): an order that a transcript
 # wrongly relies on fails here in a few runs. The seed is printed, before and with each failure,
-# so that a failure can be replayed (MCP_JITTER_SEED=<seed> replays a whole run).
+# so that a failure can be replayed (MCP_JITTER_SEED=<seed> replays a whole run). The embedded
+# step draws its own seed: the two steps together try two sets of waits per run.
+jitter_seed() {
+  echo "${MCP_JITTER_SEED:-$(od -An -N8 -tu8 /dev/urandom | tr -d ' ')}"
+}
 step_transcripts() {
-  local seed="${MCP_JITTER_SEED:-$(od -An -N8 -tu8 /dev/urandom | tr -d ' ')}"
+  local seed
+  seed="$(jitter_seed)"
   echo "== transcripts (jitter seed $seed; replay: target/debug/harness --schemas $spec --jitter $seed transcripts/)"
   replay --jitter "$seed"
 }
 step_embedded() {
-  echo "== transcripts through the embedded bridge (M5: bridge-fixture-server --embedded)"
-  replay --embedded
+  local seed
+  seed="$(jitter_seed)"
+  echo "== transcripts through the embedded bridge (M5: bridge-fixture-server --embedded; jitter seed $seed; replay: target/debug/harness --schemas $spec --embedded --jitter $seed transcripts/)"
+  replay --embedded --jitter "$seed"
 }
 # The release archives (ci/release.sh) in the dev profile, every target of packaging/targets
 # that builds here: sums, contents, linking, every transcript through the musl x86_64 archive,

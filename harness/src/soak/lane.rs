@@ -116,27 +116,30 @@ async fn life(
     tag: &str,
     report: &mut LaneReport,
 ) -> Result<(), String> {
-    let (program, args, profile) = match kind {
+    // The URL lane's redirect port stays held until the life ends.
+    let (program, args, profile, _redirect_port) = match kind {
         Kind::Command => (
             programs.bridge.clone(),
             vec!["--".into(), programs.fixture.to_string_lossy().into_owned()],
             Profile::Local,
+            None,
         ),
         Kind::Copilot => (
             programs.bridge.clone(),
             vec!["--".into(), programs.fixture.to_string_lossy().into_owned()],
             Profile::Copilot,
+            None,
         ),
         Kind::Embedded => (
             programs.fixture.clone(),
             vec!["--embedded".into()],
             Profile::Local,
+            None,
         ),
-        Kind::Url => (
-            programs.bridge.clone(),
-            super::url::bridge_args(programs, url.unwrap_or_default()),
-            Profile::Local,
-        ),
+        Kind::Url => {
+            let (args, held) = super::url::bridge_args(programs, url.unwrap_or_default())?;
+            (programs.bridge.clone(), args, Profile::Local, Some(held))
+        }
     };
     let env = super::url::clean_env();
     let mut conn = Conn::start(&program, &args, &env, profile, tag)?;

@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use super::conn::{Conn, EXCHANGE, Programs};
 use crate::process::Bridge;
+use crate::sign_in::Held;
 
 /// The lifetime of an access token: usable for 15 s (the bridge refreshes one minute before
 /// the end), so that a 2-minute soak sees several refreshes.
@@ -70,21 +71,18 @@ pub async fn start_fixture(programs: &Programs, tag: &str) -> Result<UrlFixture,
     Ok(UrlFixture { process, url })
 }
 
-pub fn bridge_args(programs: &Programs, url: &str) -> Vec<String> {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap_or(41894);
-    vec![
+/// The bridge's arguments at `url`, and the hold on its redirect port for the bridge's life:
+/// a port chosen by a bind to port 0 and released could go to another program's bind to port 0
+/// before the sign-in (`crate::sign_in::bridge_options`, as a transcript's sign-in).
+pub fn bridge_args(programs: &Programs, url: &str) -> Result<(Vec<String>, Held), String> {
+    let (options, held) = crate::sign_in::bridge_options()?;
+    let mut args = vec![
         "--ca-file".into(),
         programs.ca.to_string_lossy().into_owned(),
-        "--token-store".into(),
-        "memory".into(),
-        "--redirect-port".into(),
-        port.to_string(),
-        "--no-browser".into(),
-        url.to_owned(),
-    ]
+    ];
+    args.extend(options);
+    args.push(url.to_owned());
+    Ok((args, held))
 }
 
 /// Waits for the sign-in line of the bridge and follows it with the fixture's test browser.

@@ -11,6 +11,7 @@ pub mod https_fixture;
 pub mod kept;
 pub mod keychain;
 pub mod oauth;
+pub mod ports;
 pub mod proxy;
 pub mod stored;
 pub mod url_upstreams;

@@ -4,7 +4,7 @@
 //! fixture's counters.
 
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -27,12 +27,10 @@ pub fn oauth_fixture(extra: &[&str]) -> HttpsFixture {
     HttpsFixture::start(&args, &[])
 }
 
-/// A port of 127.0.0.1 that was free a moment ago.
+/// A redirect port of 127.0.0.1 that no other program's bind to port 0 takes before the
+/// bridge binds it ([`super::ports`]).
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
+    super::ports::redirect_port()
 }
 
 /// The bridge at `url` with the memory store, the test CA, `port` and `extra`, not yet
