@@ -1,20 +1,37 @@
-//! `bench --compare NAME=PATH NAME=PATH …`: two or more bridge binaries side by side in one run,
-//! with the plain relay as the floor (and the line relays on threads and on tokio and the two
-//! least translations on each beside it), each measure
-//! interleaved sample by sample over all of them, so that the with/without figure of a hot-path choice (bridge/README.md) is not a
-//! figure of two moments of this shared machine. Under the echo row, the CPU time a call of
-//! each column and of the fixture behind it ([`cpu_ns`]).
+//! `bench --compare [NAME=PATH …]`: bridge binaries side by side (by default the bridge under
+//! test alone), with the plain relay as the ratios' 1.0 and six more floors beside it (the line
+//! relays on threads and on tokio, the least translations on each), each measure interleaved
+//! sample by sample over all of them, so that a ratio is not a figure of two moments of this
+//! shared machine. Three rounds of it, each with the idle memory, the start and the URL form
+//! of the first binary; [`aims`] checks the medians of the rounds against the aims. Under the
+//! echo row, the CPU time a call of each column and of the fixture behind it ([`cpu_ns`]).
 
 use super::*;
+use crate::aims::{self, Round};
 
 /// One column: its name, the binary, and one more variable to run it with.
 type Spec = (String, PathBuf, Option<(String, String)>);
 
-pub(crate) fn compare(specs: &[String], fixture: &Path, cfg: &Config) {
+/// The rounds of a full run: the aims take the median of their medians.
+const ROUNDS: usize = 3;
+
+/// The columns before the bridges: the floors, in the order of [`round`].
+const FLOORS: [&str; 7] = [
+    "relay",
+    "line relay",
+    "tokio relay",
+    "translator",
+    "byte translator",
+    "tokio translator",
+    "task translator",
+];
+
+pub(crate) fn compare(args: &[String], bridge: &Path, fixture: &Path, cfg: &Config, quick: bool) {
     // NAME=PATH, or NAME=PATH;VAR=VALUE to run that binary with one more variable (one build
     // whose choices are switched at run time keeps the code layout alike in every column).
-    let bins: Vec<Spec> = specs
+    let mut bins: Vec<Spec> = args
         .iter()
+        .filter(|a| !a.starts_with("--"))
         .map(|s| {
             let (name, rest) = s.split_once('=').unwrap_or((s, s));
             let (path, var) = match rest.split_once(';') {
@@ -25,6 +42,45 @@ pub(crate) fn compare(specs: &[String], fixture: &Path, cfg: &Config) {
             (name.to_owned(), PathBuf::from(path), var)
         })
         .collect();
+    // The table in docs/benchmarks.md is that of the bridge under test, measured in full.
+    let write = bins.is_empty() && !quick;
+    if bins.is_empty() {
+        bins.push(("bridge".to_owned(), bridge.to_path_buf(), None));
+    }
+    let rounds = if quick { 1 } else { ROUNDS };
+    let load_before = machine::load_average();
+    let ticks = machine::Ticks::now();
+    let mut all = Vec::new();
+    for n in 1..=rounds {
+        eprintln!("round {n} of {rounds} …");
+        let before = machine::Ticks::now();
+        let mut round = round(&bins, fixture, cfg);
+        round.others = machine::others(before, machine::Ticks::now());
+        print_round(&round);
+        all.push(round);
+    }
+    let run = aims::Run {
+        rounds: all,
+        others: machine::others(ticks, machine::Ticks::now()),
+        load: (load_before, machine::load_average()),
+        bridge: bins[0].0.clone(),
+    };
+    let table = aims::table(&run);
+    println!("\n{table}");
+    if write {
+        match aims::write_docs(&table) {
+            Ok(path) => eprintln!("the aims table is in {}", path.display()),
+            Err(e) => {
+                eprintln!("cannot write the aims table into docs/benchmarks.md: {e}");
+                std::process::exit(1);
+            }
+        }
+    }
+}
+
+/// One round: every column started afresh, each measure interleaved over all of them, then
+/// the idle memory, the start and the URL form of the first binary.
+fn round(bins: &[Spec], fixture: &Path, cfg: &Config) -> Round {
     let fixture_arg = fixture.to_string_lossy().into_owned();
     let me = me();
     // The floors: the byte relay (the ratios' 1.0), the line relay on two threads (whole lines,
@@ -56,26 +112,13 @@ pub(crate) fn compare(specs: &[String], fixture: &Path, cfg: &Config) {
         translating.call("initialize", init_params());
         peers.push(translating);
     }
-    for (_, path, var) in &bins {
-        let mut command = Command::new(path);
-        command.args(["--", &fixture_arg]);
-        if let Some((k, v)) = var {
-            command.env(k, v);
-        }
-        let mut peer = Peer::from_command(command, false);
+    for (_, path, var) in bins {
+        let mut peer = Peer::from_command(bridge_command(path, var, &["--", &fixture_arg]), false);
         peer.call("initialize", init_params());
         peer.send(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
         peers.push(peer);
     }
-    let mut names = vec![
-        "relay".to_owned(),
-        "line relay".to_owned(),
-        "tokio relay".to_owned(),
-        "translator".to_owned(),
-        "byte translator".to_owned(),
-        "tokio translator".to_owned(),
-        "task translator".to_owned(),
-    ];
+    let mut names: Vec<String> = FLOORS.iter().map(|&f| f.to_owned()).collect();
     names.extend(bins.iter().map(|b| b.0.clone()));
     let echo = json!({"name":"echo","arguments":{"text":"hello"}});
     let (rt, warm) = (cfg.round_trips, cfg.warmup);
@@ -120,27 +163,85 @@ pub(crate) fn compare(specs: &[String], fixture: &Path, cfg: &Config) {
     for peer in peers {
         peer.stop();
     }
+    let (_, path, var) = &bins[0];
+    eprintln!("idle memory, start, URL form of {} …", bins[0].0);
+    drop_cached_pages(path);
+    let idle = idle_bridges(|| {
+        let mut via = Peer::from_command(bridge_command(path, var, &["--", &fixture_arg]), false);
+        via.call("initialize", init_params());
+        via.send(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+        via
+    });
+    let url_idle = url::idle(fixture, path);
+    let mut bridge_args = vec!["--", fixture_arg.as_str()];
+    if let Some((k, v)) = var {
+        // startup() takes no variables: the aims' start is that of the binary as shipped.
+        eprintln!("note: the start is measured without {k}={v}");
+        bridge_args.truncate(2);
+    }
+    let init = startup(
+        &[
+            (fixture, vec![], true),
+            (&me, vec!["--relay", &fixture_arg], true),
+            (path, bridge_args, false),
+        ],
+        cfg.inits,
+    );
+    let older = older_url::measure(
+        fixture,
+        path,
+        cfg.round_trips / 10,
+        cfg.warmup / 10,
+        (cfg.forms / 10).max(1),
+    );
+    Round {
+        names,
+        rows,
+        cpu,
+        idle,
+        url_idle,
+        init: [init[0], init[1], init[2]],
+        older,
+        others: machine::Others {
+            share: 0.0,
+            steal: 0.0,
+        },
+    }
+}
+
+/// A bridge binary with its arguments and its one more variable.
+fn bridge_command(path: &Path, var: &Option<(String, String)>, args: &[&str]) -> Command {
+    let mut command = Command::new(path);
+    command.args(args);
+    if let Some((k, v)) = var {
+        command.env(k, v);
+    }
+    command
+}
+
+/// The table of one round, as the bench printed it before it checked aims.
+fn print_round(round: &Round) {
     print!("\n{:<34}", "measure (median; ×relay)");
-    for name in &names {
+    for name in &round.names {
         print!(" {name:>20}");
     }
     println!();
     let mut out = Map::new();
-    for (label, unit, scale, cols) in rows {
+    for (label, unit, scale, cols) in &round.rows {
         print!("{label:<34}");
         let relay = secs(cols[0].median);
         let mut row = Map::new();
-        for (name, s) in names.iter().zip(&cols) {
+        for (name, s) in round.names.iter().zip(cols) {
             let m = secs(s.median);
             print!(" {:>9.1} {unit} {:>6.3}×", m * scale, m / relay);
             row.insert(name.clone(), json!({"median_s": m, "to_relay": m / relay}));
         }
         println!();
-        out.insert(label, Value::Object(row));
+        out.insert(label.clone(), Value::Object(row));
     }
     print!("{:<34}", "echo: CPU µs a call, own + fixture");
     let mut row = Map::new();
-    for (name, (own, below)) in names.iter().zip(&cpu) {
+    for (name, (own, below)) in round.names.iter().zip(&round.cpu) {
         print!(" {:>9.1} + {:>8.1}", own, below);
         row.insert(name.clone(), json!({"own_us": own, "fixture_us": below}));
     }

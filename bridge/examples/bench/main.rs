@@ -13,11 +13,13 @@
 //! cargo build --release --workspace --examples
 //! target/release/examples/bench [--json] [--growth N] [--quick] [--url-only]
 //! target/release/examples/bench [--json] [--quick] --url-older
-//! target/release/examples/bench [--quick] --compare NAME=BRIDGE NAME=BRIDGE …
+//! target/release/examples/bench [--quick] --compare [NAME=BRIDGE NAME=BRIDGE …]
 //!
 //! The bench first builds the workspace's binaries with its own profile and the feature set
 //! of `--workspace --examples` (a no-op after the command above), so that it never measures
-//! stale binaries. `--compare` ([`compare`]) runs bridge binaries side by side.
+//! stale binaries. `--compare` ([`compare`]) runs bridge binaries side by side, three rounds,
+//! and checks the aims against the floors of the same run ([`aims`]); without binaries named,
+//! it measures the bridge under test and writes the aims table into docs/benchmarks.md.
 //!
 //! The URL form ([`url`]) runs the fixture with `--listen` and compares the bridge with a
 //! direct HTTPS client, and with `mcp-remote --protocol auto` when `MCP_REMOTE` names its
@@ -37,10 +39,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
+mod aims;
 mod binaries;
 mod compare;
 mod cpu;
 mod idle;
+mod machine;
 mod measures;
 mod memory;
 mod older_url;
@@ -154,7 +158,7 @@ fn main() {
         fixture.display()
     );
     if let Some(i) = argv.iter().position(|a| a == "--compare") {
-        compare::compare(&argv[i + 1..], &fixture, &cfg);
+        compare::compare(&argv[i + 1..], &bridge, &fixture, &cfg, quick);
         return;
     }
     if argv.iter().any(|a| a == "--url-older") {

@@ -218,6 +218,14 @@ pub(crate) fn remote(
 /// mcp-remote takes about 10 ms per call: its samples are bounded so that the run stays short.
 pub(crate) const REMOTE_RUNS: usize = 1000;
 
+/// The idle memory of URL-form bridges in front of the fixture at a URL (one alone, and each
+/// of ten), or None when the fixture did not start at a URL.
+pub(crate) fn idle(fixture: &Path, bridge: &Path) -> Option<Idle> {
+    let fx = start_fixture(fixture, &[])?;
+    let ca = ca_file().to_string_lossy().into_owned();
+    Some(idle_bridges(|| start_url_bridge(bridge, &ca, &fx.url)))
+}
+
 pub fn measure(
     fixture: &Path,
     bridge: &Path,

@@ -29,7 +29,7 @@ pub struct Slot(Arc<SlotData>);
 /// What a [`Slot`] holds.
 #[derive(Debug)]
 pub struct SlotData {
-    pub key: String,
+    key: IdKey,
     pub id: Value,
     pub method: String,
     pub token: CancellationToken,
@@ -67,7 +67,36 @@ pub enum Refused {
 }
 
 /// The slots by the key of their id.
-type Slots = HashMap<String, Slot, foldhash::fast::RandomState>;
+type Slots = HashMap<IdKey, Slot, foldhash::fast::RandomState>;
+
+/// The key of an id in the table (docs/architecture.md principle 5): an integer id, the kind
+/// VS Code sends, is its value, so admitting a request allocates no key (a hot-path choice of
+/// bridge/README.md: two allocations fewer per request); any other id is its JSON text, as
+/// [`key_of`]. `1` and `"1"` differ, and so do `1` and `1.0` (a float is never an integer
+/// here).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum IdKey {
+    Unsigned(u64),
+    Negative(i64),
+    Text(Box<str>),
+}
+
+impl IdKey {
+    fn of(id: &Value) -> IdKey {
+        let Value::Number(n) = id else {
+            return IdKey::text(id);
+        };
+        match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => IdKey::Unsigned(u),
+            (None, Some(i)) => IdKey::Negative(i),
+            _ => IdKey::text(id),
+        }
+    }
+
+    fn text(id: &Value) -> IdKey {
+        IdKey::Text(key_of(id).into_boxed_str())
+    }
+}
 
 /// The table of requests in flight.
 pub struct Inflight {
@@ -96,7 +125,7 @@ impl Inflight {
 
     /// Admits a request, or refuses it at the limit.
     pub fn admit(&self, id: &Value, method: &str) -> Result<Slot, Refused> {
-        let key = key_of(id);
+        let key = IdKey::of(id);
         let mut slots = self.lock();
         if slots.contains_key(&key) {
             return Err(Refused::DuplicateId);
@@ -128,7 +157,7 @@ impl Inflight {
 
     /// Cancels one request: it gets no response. False when no such request is in flight.
     pub fn cancel(&self, id: &Value, reason: &'static str) -> bool {
-        let slot = self.lock().remove(&key_of(id));
+        let slot = self.lock().remove(&IdKey::of(id));
         let Some(slot) = slot else {
             return false;
         };
@@ -200,6 +229,31 @@ mod tests {
         assert_eq!(t.admit(&json!(3), "x").err(), Some(Refused::Full));
         assert!(t.finish(&a));
         assert!(t.admit(&json!(3), "x").is_ok());
+    }
+
+    #[test]
+    fn ids_of_different_json_text_are_different_requests() {
+        let t = Inflight::new(8);
+        let ids = [
+            json!(1),
+            json!("1"),
+            json!(1.0),
+            json!(-1),
+            json!("-1"),
+            json!(u64::MAX),
+        ];
+        let slots: Vec<Slot> = ids
+            .iter()
+            .map(|id| t.admit(id, "x").expect("a distinct id"))
+            .collect();
+        for id in &ids {
+            assert_eq!(t.admit(id, "x").err(), Some(Refused::DuplicateId), "{id}");
+        }
+        for (id, slot) in ids.iter().zip(&slots) {
+            assert!(t.cancel(id, REASON_CLIENT_CANCELED), "{id}");
+            assert!(slot.token.is_cancelled(), "{id}");
+        }
+        assert!(t.is_empty());
     }
 
     #[test]
