@@ -142,6 +142,20 @@ fn next_answer(
     Ok(answer)
 }
 
+/// The step's `expect` (if any) against `result`; `what` names the result in the failure.
+fn expect_result(
+    s: &mut Session,
+    opts: &Map<String, Value>,
+    result: &Value,
+    what: &str,
+) -> Result<(), Failure> {
+    if let Some(p) = opts.get("expect") {
+        pattern::matches(p, result, &mut s.caps)
+            .map_err(|m| Failure::mismatch(format!("{what} does not match: {m}"), p, result))?;
+    }
+    Ok(())
+}
+
 async fn answer_bridge_request(
     s: &mut Session,
     bid: &Value,
@@ -223,15 +237,7 @@ async fn start(s: &mut Session, opts: &Map<String, Value>, bound: Duration) -> R
             &result,
         ));
     }
-    if let Some(p) = opts.get("expect") {
-        pattern::matches(p, &result, &mut s.caps).map_err(|m| {
-            Failure::mismatch(
-                format!("the initialize result does not match: {m}"),
-                p,
-                &result,
-            )
-        })?;
-    }
+    expect_result(s, opts, &result, "the initialize result")?;
     s.sim.init_result = Some(result.clone());
     let caps = result.get("capabilities").cloned().unwrap_or_default();
     // setLevel (if logging) before initialized, then the lists at once, without waiting.
@@ -423,11 +429,7 @@ async fn call(s: &mut Session, opts: &Map<String, Value>, bound: Duration) -> Re
             )
         })?;
     }
-    if let Some(p) = opts.get("expect") {
-        pattern::matches(p, &result, &mut s.caps).map_err(|m| {
-            Failure::mismatch(format!("the result does not match: {m}"), p, &result)
-        })?;
-    }
+    expect_result(s, opts, &result, "the result")?;
     relist(s, deadline).await
 }
 

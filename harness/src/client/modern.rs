@@ -63,15 +63,7 @@ pub(super) async fn discover(
         .and_then(|a| a.get("result"))
         .cloned()
         .unwrap_or_default();
-    if let Some(p) = opts.get("expect") {
-        pattern::matches(p, &result, &mut s.caps).map_err(|m| {
-            Failure::mismatch(
-                format!("the server/discover result does not match: {m}"),
-                p,
-                &result,
-            )
-        })?;
-    }
+    expect_result(s, opts, &result, "the server/discover result")?;
     s.sim.modern = true;
     s.sim.init_result = Some(result);
     Ok(true)

@@ -17,6 +17,13 @@ const WINDOW_MS: &str = "300";
 fn check_copilot(budget_ms: &str, fixture_args: &[&str]) -> (i32, Value) {
     let fixture = fixture();
     let fixture = fixture.to_string_lossy();
+    let mut command = vec![fixture.as_ref()];
+    command.extend_from_slice(fixture_args);
+    check_copilot_command(budget_ms, &command)
+}
+
+/// `harness check` of `command` with the Copilot profile, its window scaled down.
+fn check_copilot_command(budget_ms: &str, command: &[&str]) -> (i32, Value) {
     let mut args = vec![
         "--json",
         "--profile",
@@ -26,9 +33,8 @@ fn check_copilot(budget_ms: &str, fixture_args: &[&str]) -> (i32, Value) {
         "--initialize-budget-ms",
         budget_ms,
         "--",
-        &fixture,
     ];
-    args.extend_from_slice(fixture_args);
+    args.extend_from_slice(command);
     let out = check(&args);
     let report = assert_valid(&out);
     (out.code, report)
@@ -106,19 +112,8 @@ fn a_server_that_fails_its_lists_on_the_2026_07_28_path_blocks_copilot_directly(
             "serverInfo":{"name":"s","version":"1"}}},
         "tools/list":{"error":{"code":-32603,"message":"no tools today"}}}});
     let (_dir, cmd) = crate::check::scripted(&table);
-    let mut args = vec![
-        "--json",
-        "--profile",
-        "copilot",
-        "--copilot-window-ms",
-        WINDOW_MS,
-        "--initialize-budget-ms",
-        "5000",
-        "--",
-    ];
-    args.extend(cmd.iter().map(String::as_str));
-    let out = check(&args);
-    let report = assert_valid(&out);
+    let cmd: Vec<&str> = cmd.iter().map(String::as_str).collect();
+    let (_, report) = check_copilot_command("5000", &cmd);
     assert_eq!(report["starts"][0]["path"], "2026-07-28", "{report:#}");
     let lists: Vec<_> = problems(&report, "list")
         .into_iter()
