@@ -11,7 +11,7 @@ use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -21,6 +21,9 @@ use super::timeout_tests::{
 };
 use crate::test_support::child::{Ran, is_child, run_child};
 use crate::watchdog::exit_1_on_panic;
+
+/// The shutdown_grace of the watchdog test's bridge.
+const GRACE: Duration = Duration::from_secs(5);
 
 /// The child of the watchdog test: the bridge's own `serve` with the watchdog of the
 /// executable, armed at 1 s, in front of an upstream that ignores the end of its stdin and
@@ -44,7 +47,7 @@ fn child_watchdog() {
         let pid = Arc::new(AtomicU32::new(0));
         let hooks = watchdog_hooks(&pid, Duration::from_secs(1));
         let bridge = tokio::spawn(serve(
-            scripted_options(&script, Duration::from_secs(5)),
+            scripted_options(&script, GRACE),
             bridge_in,
             bridge_out,
             hooks,
@@ -57,8 +60,17 @@ fn child_watchdog() {
         let r = lines.next_line().await.expect("read").expect("a line");
         assert!(r.contains("\"result\""), "{r}");
         drop(to_bridge);
+        let eof_at = Instant::now();
         let _ = bridge.await;
-        // Not reached: the watchdog exits the process first.
+        // The upstream ignores the end of its stdin and SIGTERM: before the grace ends, only
+        // the watchdog's SIGKILL ends it, and the bridge's stop ends with it. The watchdog's
+        // exit is then under way on its own thread (its line is written, its kill sent): this
+        // thread must not race it with an exit of its own, so it waits for that exit.
+        if eof_at.elapsed() < GRACE {
+            loop {
+                std::thread::park();
+            }
+        }
         eprintln!("the bridge stopped before the watchdog");
         std::process::exit(7);
     });
